@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Errors as values and the one message module: every line heaptrace prints
+   about itself goes through here, prefixed "heaptrace: ", in one write. */
+#ifndef HT_COMMON_ERR_H
+#define HT_COMMON_ERR_H
+
+#include <stdarg.h>
+
+/* heaptrace's own error codes. Values sit above 4095 so that -HT_E_* is never
+   mistaken for -errno. */
+#define HT_ERRORS(X) \
+	X(HT_E_BADOPT, "bad option") \
+	X(HT_E_NOSYM, "no symbol covers this address") \
+	X(HT_E_FORMAT, "malformed input") \
+	X(HT_E_UNKNOWN_BLOCK, "block not known") \
+	X(HT_E_NOTIMPL, "not implemented yet")
+
+enum ht_error {
+	HT_E_BASE = 4096,
+#define HT_ERR_ENUM(name, msg) name,
+	HT_ERRORS(HT_ERR_ENUM)
+#undef HT_ERR_ENUM
+};
+
+/* Message for ERR, a positive errno value or an HT_E_* code. Never NULL. */
+const char *ht_strerror(int err);
+
+/* Print "heaptrace: MSG\n" on stderr. */
+void ht_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "heaptrace: MSG: strerror(errno)\n" on stderr. */
+void ht_perror(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "heaptrace: warning: MSG\n" on stderr. */
+void ht_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "heaptrace: MSG\n" only when ht_verbose is set. */
+void ht_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* ht_error, then the registered emergency cleanup, then exit(STATUS). */
+void ht_die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* Register the function ht_die runs before exiting (restores tracees). */
+void ht_set_die_cleanup(void (*cleanup)(void));
+/* Enables ht_debug output. */
+void ht_set_verbose(int verbose);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one thing every event source produces and the snapshot engine
+   consumes: an allocator call that completed, with the stack it came from.
+   Nothing downstream knows whether it came from breakpoints, a ring buffer,
+   or a file replayed by a test. */
+#ifndef HT_COMMON_EVENT_H
+#define HT_COMMON_EVENT_H
+
+#include <stdint.h>
+
+enum ht_event_kind {
+	HT_EV_ALLOC,   /* a new block: ADDR, SIZE, ALIGN */
+	HT_EV_FREE,    /* ADDR given back (never NULL: sources drop free(NULL)) */
+	HT_EV_REALLOC, /* OLD_ADDR resized to SIZE bytes, now at ADDR */
+};
+
+/* The entry point that produced an event. The engine applies Massif's rules
+   per entry point (realloc(NULL, n) is a malloc, realloc(p, 0) a free,
+   memalign's alignment is normalised), so sources report calls as made. */
+enum ht_alloc_fn {
+	HT_FN_MALLOC,
+	HT_FN_CALLOC,
+	HT_FN_REALLOC,
+	HT_FN_REALLOCARRAY,
+	HT_FN_MEMALIGN,
+	HT_FN_POSIX_MEMALIGN,
+	HT_FN_ALIGNED_ALLOC,
+	HT_FN_VALLOC,
+	HT_FN_PVALLOC,
+	HT_FN_NEW,
+	HT_FN_NEW_ARRAY,
+	HT_FN_NEW_ALIGNED,
+	HT_FN_NEW_ARRAY_ALIGNED,
+	HT_FN_FREE,
+	HT_FN_DELETE,
+	HT_FN_DELETE_ARRAY,
+	HT_FN_COUNT
+};
+
+struct ht_event {
+	enum ht_event_kind kind;
+	enum ht_alloc_fn fn;
+	uint64_t addr;     /* the block returned (ALLOC, REALLOC) or freed (FREE) */
+	uint64_t old_addr; /* REALLOC: the pointer passed in (0 for NULL) */
+	uint64_t size;     /* requested bytes: calloc's nmemb*size, realloc's new size */
+	uint64_t align;    /* requested alignment; 0 when the call takes none */
+	uint64_t usable;   /* the real allocator's chunk size for ADDR when the
+			      source read it, else 0 (models then use rules) */
+	uint64_t time;     /* clock in the session's unit (ms or instructions);
+			      ignored with --time-unit=B */
+	uint32_t tid;      /* thread that made the call */
+	uint32_t npcs;     /* entries in PCS */
+	const uint64_t *pcs; /* the stack, innermost first: PCS[0] is inside the
+				allocation function, the rest are return
+				addresses minus one. Borrowed for the call. */
+};
+
+/* Name of FN as a C programmer writes it ("malloc", "operator new"). */
+const char *ht_alloc_fn_name(enum ht_alloc_fn fn);
+
+#endif

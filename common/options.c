@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* heaptrace's options and command line. One table below declares every
+   option with its default, range and help; parsing, range checks, defaults
+   and --help are all driven by it, so they cannot drift apart (Massif keeps
+   its clo_* settings the same way). */
+#include "options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "xalloc.h"
+
+enum opt_kind {
+	OPT_BOOL,   /* yes|no */
+	OPT_UINT,   /* decimal integer in [LO, HI] */
+	OPT_POW2,   /* OPT_UINT that must also be a power of two */
+	OPT_REAL,   /* decimal number, in [LO, HI] unless LO > HI */
+	OPT_CHOICE, /* one of CHOICES, stored as its index into an enum
+		       ht_time_unit: --time-unit is the only such option */
+	OPT_STRING, /* non-empty text */
+	OPT_LIST,   /* non-empty text, each occurrence appended */
+	OPT_FLAG,   /* no value: sets a bool */
+};
+
+enum opt_group {
+	GROUP_MASSIF, /* Massif's own and replacement-malloc options */
+	GROUP_CORE,   /* Valgrind core options */
+	GROUP_OWN,    /* heaptrace's */
+};
+
+struct opt_spec {
+	const char *name;  /* "--depth" */
+	const char *alias; /* "-q", or NULL */
+	enum opt_kind kind;
+	size_t off;        /* the field in struct ht_options */
+	size_t count_off;  /* OPT_LIST: its size_t count */
+	const char *def;   /* the default as it would be typed; NULL: none */
+	double lo, hi;
+	const char *const *choices; /* OPT_CHOICE: NULL-terminated */
+	const char *metavar;        /* OPT_STRING, OPT_LIST: "<file>" */
+	enum opt_group group;       /* GROUP_MASSIF ones go on the desc: line */
+	const char *help;           /* filled to the terminal by --help */
+};
+
+#define FIELD(f) offsetof(struct ht_options, f)
+
+static const char *const time_unit_names[] = {
+	[HT_TIME_I] = "i",
+	[HT_TIME_MS] = "ms",
+	[HT_TIME_B] = "B",
+	NULL,
+};
+
+/* OPT_STRING values point into the desc_args copy of their argument, so
+   every OPT_STRING option must be in GROUP_MASSIF. */
+static const struct opt_spec specs[] = {
+	{ .name = "--heap", .kind = OPT_BOOL, .off = FIELD(heap),
+	  .def = "yes", .group = GROUP_MASSIF,
+	  .help = "profile the heap" },
+	{ .name = "--heap-admin", .kind = OPT_UINT, .off = FIELD(heap_admin),
+	  .def = "8", .lo = 0, .hi = 1024, .group = GROUP_MASSIF,
+	  .help = "allocator overhead per block, in bytes" },
+	{ .name = "--stacks", .kind = OPT_BOOL, .off = FIELD(stacks),
+	  .def = "no", .group = GROUP_MASSIF,
+	  .help = "profile the stacks" },
+	{ .name = "--pages-as-heap", .kind = OPT_BOOL,
+	  .off = FIELD(pages_as_heap), .def = "no", .group = GROUP_MASSIF,
+	  .help = "profile memory at the page level (mmap, mremap, brk) "
+		  "instead of heap blocks" },
+	{ .name = "--depth", .kind = OPT_UINT, .off = FIELD(depth),
+	  .def = "30", .lo = 1, .hi = 200, .group = GROUP_MASSIF,
+	  .help = "depth of the allocation trees, in frames" },
+	{ .name = "--alloc-fn", .kind = OPT_LIST, .off = FIELD(alloc_fns),
+	  .count_off = FIELD(n_alloc_fns), .metavar = "<name>",
+	  .group = GROUP_MASSIF,
+	  .help = "treat function <name> like malloc (added to malloc, "
+		  "calloc, realloc, operator new...); repeatable" },
+	{ .name = "--ignore-fn", .kind = OPT_LIST, .off = FIELD(ignore_fns),
+	  .count_off = FIELD(n_ignore_fns), .metavar = "<name>",
+	  .group = GROUP_MASSIF,
+	  .help = "ignore blocks allocated directly in function <name>; "
+		  "repeatable" },
+	{ .name = "--threshold", .kind = OPT_REAL, .off = FIELD(threshold),
+	  .def = "1.0", .lo = 0, .hi = 100, .group = GROUP_MASSIF,
+	  .help = "significance threshold of tree nodes (%)" },
+	{ .name = "--peak-inaccuracy", .kind = OPT_REAL,
+	  .off = FIELD(peak_inaccuracy), .def = "1.0", .lo = 1, .hi = 0,
+	  .group = GROUP_MASSIF,
+	  .help = "how much, in percent, a peak must exceed the last one "
+		  "to be taken" },
+	{ .name = "--time-unit", .kind = OPT_CHOICE, .off = FIELD(time_unit),
+	  .def = "i", .choices = time_unit_names, .group = GROUP_MASSIF,
+	  .help = "time axis: instructions executed, milliseconds, or "
+		  "bytes allocated plus freed" },
+	{ .name = "--detailed-freq", .kind = OPT_UINT,
+	  .off = FIELD(detailed_freq), .def = "10", .lo = 1, .hi = 1000000,
+	  .group = GROUP_MASSIF,
+	  .help = "every Nth snapshot is detailed" },
+	{ .name = "--max-snapshots", .kind = OPT_UINT,
+	  .off = FIELD(max_snapshots), .def = "100", .lo = 10, .hi = 1000,
+	  .group = GROUP_MASSIF,
+	  .help = "snapshots kept; more are thinned out" },
+	{ .name = "--massif-out-file", .kind = OPT_STRING,
+	  .off = FIELD(out_file), .def = "massif.out.%p", .metavar = "<file>",
+	  .group = GROUP_MASSIF,
+	  .help = "profile's file name, see Notes" },
+	{ .name = "--alignment", .kind = OPT_POW2, .off = FIELD(alignment),
+	  .def = "16", .lo = 16, .hi = 4096, .group = GROUP_MASSIF,
+	  .help = "minimum block alignment, a power of two" },
+	{ .name = "--show-below-main", .kind = OPT_BOOL,
+	  .off = FIELD(show_below_main), .def = "no", .group = GROUP_CORE,
+	  .help = "keep the frames below main() in the trees" },
+	{ .name = "--trace-children", .kind = OPT_BOOL,
+	  .off = FIELD(trace_children), .def = "no", .group = GROUP_CORE,
+	  .help = "keep profiling a process after it execs a new program" },
+	{ .name = "--massif-compat", .kind = OPT_BOOL,
+	  .off = FIELD(massif_compat), .def = "no", .group = GROUP_OWN,
+	  .help = "report Massif's numbers (model Valgrind's allocator for "
+		  "extra bytes and B time) rather than the real allocator's" },
+	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
+	  .off = FIELD(quiet), .group = GROUP_OWN,
+	  .help = "print nothing but errors" },
+	{ .name = "--verbose", .alias = "-v", .kind = OPT_FLAG,
+	  .off = FIELD(verbose), .group = GROUP_OWN,
+	  .help = "say what heaptrace is doing" },
+};
+
+#define N_SPECS (sizeof(specs) / sizeof(*specs))
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -HT_E_BADOPT;
+}
+
+/* What --help shows after '=': "yes|no", "<1..200>", "i|ms|B"... */
+static void
+metavar_format(const struct opt_spec *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	switch (o->kind) {
+	case OPT_BOOL:
+		snprintf(buf, len, "yes|no");
+		break;
+	case OPT_UINT:
+	case OPT_POW2:
+		snprintf(buf, len, "<%.0f..%.0f>", o->lo, o->hi);
+		break;
+	case OPT_REAL:
+		if (o->lo <= o->hi)
+			snprintf(buf, len, "<%.1f..%.1f>", o->lo, o->hi);
+		else
+			snprintf(buf, len, "<number>");
+		break;
+	case OPT_CHOICE:
+		buf[0] = '\0';
+		for (const char *const *c = o->choices; *c && n < len; c++)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      c == o->choices ? "" : "|", *c);
+		break;
+	case OPT_STRING:
+	case OPT_LIST:
+		snprintf(buf, len, "%s", o->metavar);
+		break;
+	case OPT_FLAG:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+/* The one-line complaint about VAL: what O accepts. */
+static int
+reject(const struct opt_spec *o, const char *val, char *err, size_t errlen)
+{
+	char what[128];
+	size_t n = 0;
+
+	switch (o->kind) {
+	case OPT_BOOL:
+		snprintf(what, sizeof(what), "'yes' or 'no'");
+		break;
+	case OPT_UINT:
+		snprintf(what, sizeof(what), "an integer from %.0f to %.0f",
+			 o->lo, o->hi);
+		break;
+	case OPT_POW2:
+		snprintf(what, sizeof(what),
+			 "a power of two from %.0f to %.0f", o->lo, o->hi);
+		break;
+	case OPT_REAL:
+		if (o->lo <= o->hi)
+			snprintf(what, sizeof(what),
+				 "a number from %.1f to %.1f", o->lo, o->hi);
+		else
+			snprintf(what, sizeof(what), "a number");
+		break;
+	case OPT_CHOICE:
+		for (const char *const *c = o->choices; *c; c++) {
+			const char *sep = c == o->choices ? "" :
+					  c[1] ? ", " : " or ";
+			n += (size_t)snprintf(what + n, sizeof(what) - n,
+					      "%s'%s'", sep, *c);
+			if (n >= sizeof(what))
+				break;
+		}
+		break;
+	case OPT_STRING:
+	case OPT_LIST:
+		return fail(err, errlen, "%s: must not be empty", o->name);
+	case OPT_FLAG:
+		return fail(err, errlen, "%s: takes no value", o->name);
+	}
+	return fail(err, errlen, "%s: must be %s, not '%s'", o->name, what,
+		    val);
+}
+
+/* Digits only: no sign, no blanks, no base prefix. Saturates on overflow,
+   which every range then rejects. */
+static bool
+parse_digits(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned d = (unsigned)(*s - '0');
+		v = v > (ULLONG_MAX - d) / 10 ? ULLONG_MAX : v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* A plain decimal number ("2.5", "-1", "1e2"): strtod alone would also take
+   blanks, hex, "inf" and "nan". */
+static bool
+parse_real(const char *s, double *out)
+{
+	char *end;
+
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s))
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end || errno || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+static void
+list_append(char ***list, size_t *n, const char *s)
+{
+	*list = ht_xreallocarray(*list, *n + 1, sizeof(**list));
+	(*list)[(*n)++] = ht_xstrdup(s);
+}
+
+/* Store VAL into O's field. STRING_HOME is where an OPT_STRING value lives
+   for as long as OPT does. */
+static int
+value_set(struct ht_options *opt, const struct opt_spec *o, const char *val,
+	  const char *string_home, char *err, size_t errlen)
+{
+	void *field = (char *)opt + o->off;
+	unsigned long long u;
+	double d;
+
+	switch (o->kind) {
+	case OPT_BOOL:
+		if (strcmp(val, "yes") && strcmp(val, "no"))
+			return reject(o, val, err, errlen);
+		*(bool *)field = !strcmp(val, "yes");
+		return 0;
+	case OPT_UINT:
+	case OPT_POW2:
+		if (!parse_digits(val, &u) || u < o->lo || u > o->hi ||
+		    (o->kind == OPT_POW2 && (u & (u - 1))))
+			return reject(o, val, err, errlen);
+		*(unsigned *)field = (unsigned)u;
+		return 0;
+	case OPT_REAL:
+		if (!parse_real(val, &d) ||
+		    (o->lo <= o->hi && (d < o->lo || d > o->hi)))
+			return reject(o, val, err, errlen);
+		*(double *)field = d;
+		return 0;
+	case OPT_CHOICE:
+		for (size_t i = 0; o->choices[i]; i++) {
+			if (!strcmp(val, o->choices[i])) {
+				*(enum ht_time_unit *)field =
+					(enum ht_time_unit)i;
+				return 0;
+			}
+		}
+		return reject(o, val, err, errlen);
+	case OPT_STRING:
+		if (!*val)
+			return reject(o, val, err, errlen);
+		*(const char **)field = string_home;
+		return 0;
+	case OPT_LIST:
+		if (!*val)
+			return reject(o, val, err, errlen);
+		list_append(field, (size_t *)((char *)opt + o->count_off),
+			    val);
+		return 0;
+	case OPT_FLAG:
+		*(bool *)field = true;
+		return 0;
+	}
+	return reject(o, val, err, errlen);
+}
+
+void
+ht_options_init(struct ht_options *opt)
+{
+	char err[256];
+
+	memset(opt, 0, sizeof(*opt));
+	for (size_t i = 0; i < N_SPECS; i++) {
+		const struct opt_spec *o = &specs[i];
+
+		/* Default strings are static, so they can be their own home. */
+		if (o->def && value_set(opt, o, o->def, o->def, err,
+					sizeof(err)))
+			ht_die(1, "bug: default of %s: %s", o->name, err);
+	}
+}
+
+static void
+list_free(char ***list, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free((*list)[i]);
+	free(*list);
+	*list = NULL;
+	*n = 0;
+}
+
+void
+ht_options_fini(struct ht_options *opt)
+{
+	list_free(&opt->alloc_fns, &opt->n_alloc_fns);
+	list_free(&opt->ignore_fns, &opt->n_ignore_fns);
+	list_free(&opt->desc_args, &opt->n_desc_args);
+	opt->out_file = NULL;
+}
+
+/* The spec ARG names, and in *VAL what follows its '=' (NULL if none). */
+static const struct opt_spec *
+spec_find(const char *arg, const char **val)
+{
+	size_t len = strcspn(arg, "=");
+
+	*val = arg[len] == '=' ? arg + len + 1 : NULL;
+	for (size_t i = 0; i < N_SPECS; i++) {
+		const struct opt_spec *o = &specs[i];
+
+		if (o->alias && !strcmp(arg, o->alias))
+			return o;
+		if (strlen(o->name) == len && !strncmp(arg, o->name, len))
+			return o;
+	}
+	return NULL;
+}
+
+int
+ht_options_apply(struct ht_options *opt, const char *arg, char *err,
+		 size_t errlen)
+{
+	const char *val;
+	const struct opt_spec *o = spec_find(arg, &val);
+	char meta[64];
+
+	if (!o)
+		return 1;
+	if (o->kind == OPT_FLAG)
+		return val ? reject(o, val, err, errlen) :
+			     value_set(opt, o, "", NULL, err, errlen);
+	if (!val) {
+		metavar_format(o, meta, sizeof(meta));
+		return fail(err, errlen, "%s: needs a value, as in %s=%s",
+			    o->name, o->name, meta);
+	}
+
+	/* The copy kept for the desc: line is also where an OPT_STRING value
+	   lives; value_set changes nothing when it rejects VAL. */
+	char *copy = ht_xstrdup(arg);
+	const char *home = copy + (val - arg);
+	int rc = value_set(opt, o, val, home, err, errlen);
+	if (rc || o->group != GROUP_MASSIF) {
+		free(copy);
+		return rc;
+	}
+	opt->desc_args = ht_xreallocarray(opt->desc_args,
+					  opt->n_desc_args + 1,
+					  sizeof(*opt->desc_args));
+	opt->desc_args[opt->n_desc_args++] = copy;
+	return 0;
+}
+
+int
+ht_options_finish(struct ht_options *opt, char *err, size_t errlen)
+{
+	if (opt->pages_as_heap && opt->stacks)
+		return fail(err, errlen,
+			    "--pages-as-heap=yes cannot be used with "
+			    "--stacks=yes");
+	if (opt->quiet && opt->verbose)
+		return fail(err, errlen,
+			    "--quiet and --verbose cannot be used together");
+	/* Massif's order: --heap=no wins over --pages-as-heap, and pages have
+	   no allocator overhead. */
+	if (!opt->heap)
+		opt->pages_as_heap = false;
+	if (opt->pages_as_heap)
+		opt->heap_admin = 0;
+	return 0;
+}
+
+static bool
+is_help(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+/* Apply the options in ARGV from *I on; stop after "--" or before the
+   first word that is not an option, leaving *I there. */
+static int
+options_parse(struct ht_cmdline *cl, int argc, char **argv, int *i,
+	      char *err, size_t errlen)
+{
+	for (; *i < argc; (*i)++) {
+		const char *arg = argv[*i];
+
+		if (!strcmp(arg, "--")) {
+			(*i)++;
+			break;
+		}
+		if (arg[0] != '-' || !arg[1])
+			break;
+		if (is_help(arg)) {
+			cl->command = HT_CMD_HELP;
+			return 0;
+		}
+		int rc = ht_options_apply(&cl->opt, arg, err, errlen);
+		if (rc == 1)
+			return fail(err, errlen,
+				    "unknown option '%s' (see heaptrace --help)",
+				    arg);
+		if (rc)
+			return rc;
+	}
+	return ht_options_finish(&cl->opt, err, errlen);
+}
+
+static int
+run_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
+	  size_t errlen)
+{
+	int i = 2;
+	int rc = options_parse(cl, argc, argv, &i, err, errlen);
+
+	if (rc || cl->command == HT_CMD_HELP)
+		return rc;
+	if (i >= argc)
+		return fail(err, errlen,
+			    "run: missing the program to run "
+			    "(heaptrace run [options] [--] PROG [ARGS...])");
+	cl->prog_argv = argv + i;
+	cl->prog_argc = argc - i;
+	return 0;
+}
+
+static int
+attach_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
+	     size_t errlen)
+{
+	int i = 2;
+	unsigned long long pid;
+	int rc = options_parse(cl, argc, argv, &i, err, errlen);
+
+	if (rc || cl->command == HT_CMD_HELP)
+		return rc;
+	if (i >= argc)
+		return fail(err, errlen,
+			    "attach: missing the PID to attach to "
+			    "(heaptrace attach [options] PID)");
+	if (!parse_digits(argv[i], &pid) || pid == 0 || pid > INT_MAX)
+		return fail(err, errlen,
+			    "attach: PID must be a positive decimal integer, "
+			    "not '%s'", argv[i]);
+	if (i + 1 < argc)
+		return fail(err, errlen,
+			    "attach: unexpected argument '%s' after the PID",
+			    argv[i + 1]);
+	cl->pid = (long)pid;
+	return 0;
+}
+
+int
+ht_cmdline_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
+		 size_t errlen)
+{
+	memset(cl, 0, sizeof(*cl));
+	ht_options_init(&cl->opt);
+	if (argc < 2)
+		return fail(err, errlen,
+			    "missing command: run or attach "
+			    "(see heaptrace --help)");
+
+	const char *cmd = argv[1];
+	if (is_help(cmd) || !strcmp(cmd, "help"))
+		cl->command = HT_CMD_HELP;
+	else if (!strcmp(cmd, "--version"))
+		cl->command = HT_CMD_VERSION;
+	if (cl->command != HT_CMD_NONE) {
+		if (argc > 2)
+			return fail(err, errlen,
+				    "%s: unexpected argument '%s'", cmd,
+				    argv[2]);
+		return 0;
+	}
+
+	if (!strcmp(cmd, "run")) {
+		cl->command = HT_CMD_RUN;
+		return run_parse(cl, argc, argv, err, errlen);
+	}
+	if (!strcmp(cmd, "attach")) {
+		cl->command = HT_CMD_ATTACH;
+		return attach_parse(cl, argc, argv, err, errlen);
+	}
+	if (cmd[0] == '-')
+		return fail(err, errlen,
+			    "options go after the command: heaptrace "
+			    "run|attach [options] ... (see heaptrace --help)");
+	return fail(err, errlen, "unknown command '%s' (see heaptrace --help)",
+		    cmd);
+}
+
+void
+ht_cmdline_fini(struct ht_cmdline *cl)
+{
+	ht_options_fini(&cl->opt);
+	cl->prog_argv = NULL;
+	cl->prog_argc = 0;
+}
+
+#define USAGE_LEFT 32  /* width of the "  --name=<value>" column */
+#define USAGE_WIDTH 79
+
+/* "  --depth=<1..200>              help text [30]", the help and default
+   filled into the right column. */
+static void
+option_usage(FILE *out, const struct opt_spec *o)
+{
+	char meta[64], left[96], text[512];
+	int col;
+
+	metavar_format(o, meta, sizeof(meta));
+	if (o->alias)
+		snprintf(left, sizeof(left), "  %s, %s", o->alias, o->name);
+	else
+		snprintf(left, sizeof(left), "  %s%s%s", o->name,
+			 o->kind == OPT_FLAG ? "" : "=", meta);
+	snprintf(text, sizeof(text), "%s%s%s%s", o->help, o->def ? " [" : "",
+		 o->def ? o->def : "", o->def ? "]" : "");
+
+	col = fprintf(out, "%s", left);
+	if (col >= USAGE_LEFT)
+		col = USAGE_WIDTH;  /* too wide: the text starts below */
+	for (const char *w = text; *w;) {
+		size_t len = strcspn(w, " ");
+
+		if (col + 1 + (int)len > USAGE_WIDTH) {
+			fprintf(out, "\n%*s", USAGE_LEFT, "");
+			col = USAGE_LEFT;
+		} else if (col >= USAGE_LEFT) {
+			fputc(' ', out);
+			col++;
+		}
+		if (col < USAGE_LEFT)
+			col += fprintf(out, "%*s", USAGE_LEFT - col, "");
+		col += fprintf(out, "%.*s", (int)len, w);
+		w += len + (w[len] == ' ');
+	}
+	fputc('\n', out);
+}
+
+static void
+group_usage(FILE *out, enum opt_group g, const char *title)
+{
+	fprintf(out, "\n%s\n", title);
+	for (size_t i = 0; i < N_SPECS; i++)
+		if (specs[i].group == g)
+			option_usage(out, &specs[i]);
+}
+
+void
+ht_options_usage(FILE *out)
+{
+	fputs("usage: heaptrace run [options] [--] PROG [ARGS...]\n"
+	      "       heaptrace attach [options] PID\n"
+	      "       heaptrace --help | --version\n"
+	      "\n"
+	      "Profile the heap of a program as Valgrind's Massif does, "
+	      "without running it\n"
+	      "on a CPU emulator, and write a massif.out file for ms_print "
+	      "or\n"
+	      "massif-visualizer.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  run       start PROG with ARGS and profile it until it exits\n"
+	      "  attach    profile the running process PID from now until it "
+	      "exits\n"
+	      "\n"
+	      "Options come after the command and end at '--' or at the "
+	      "first word that is\n"
+	      "not an option; the rest is the program and its arguments, "
+	      "passed on untouched.\n"
+	      "Values are written --name=value; defaults are in brackets.\n",
+	      out);
+	group_usage(out, GROUP_MASSIF,
+		    "Massif options (listed on the desc: line of the profile):");
+	group_usage(out, GROUP_CORE, "Valgrind core options:");
+	group_usage(out, GROUP_OWN, "heaptrace options:");
+	fputs("\n"
+	      "Notes:\n"
+	      "  --time-unit=i counts the instructions the target executes, "
+	      "with a hardware\n"
+	      "  counter where the machine offers one; the count can differ "
+	      "from Valgrind's.\n"
+	      "  --massif-out-file expands %p to the process id, %n to a "
+	      "sequence number\n"
+	      "  (always 1: each process writes one profile), %q{VAR} to "
+	      "the environment\n"
+	      "  variable VAR, %% to '%'; a relative name is taken from the "
+	      "directory\n"
+	      "  heaptrace started in. A name starting with '~' is refused, "
+	      "as Massif does.\n"
+	      "  --pages-as-heap=yes cannot be combined with --stacks=yes; "
+	      "--heap=no turns\n"
+	      "  it off.\n",
+	      out);
+}
+
+const char *
+ht_time_unit_name(enum ht_time_unit u)
+{
+	if ((unsigned)u < sizeof(time_unit_names) / sizeof(*time_unit_names) - 1)
+		return time_unit_names[u];
+	return "?";
+}

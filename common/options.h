@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Every option heaptrace takes, declared once with its default, range and
+   help (options.c), parsed the way Massif parses them, and carried through
+   the program as const struct ht_options *. */
+#ifndef HT_COMMON_OPTIONS_H
+#define HT_COMMON_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum ht_time_unit {
+	HT_TIME_I,  /* instructions executed by the target */
+	HT_TIME_MS, /* wall-clock milliseconds since the start */
+	HT_TIME_B,  /* bytes allocated plus bytes freed */
+};
+
+struct ht_options {
+	/* Massif's own options, Massif's defaults. */
+	bool heap;               /* --heap=yes */
+	unsigned heap_admin;     /* --heap-admin=8, 0..1024 */
+	bool stacks;             /* --stacks=no */
+	bool pages_as_heap;      /* --pages-as-heap=no */
+	unsigned depth;          /* --depth=30, 1..200 */
+	char **alloc_fns;        /* each --alloc-fn=NAME; Massif's defaults are
+				    the stack filter's, not listed here */
+	size_t n_alloc_fns;
+	char **ignore_fns;       /* --ignore-fn=NAME, repeatable */
+	size_t n_ignore_fns;
+	double threshold;        /* --threshold=1.0, 0..100 */
+	double peak_inaccuracy;  /* --peak-inaccuracy=1.0 */
+	enum ht_time_unit time_unit; /* --time-unit=i */
+	unsigned detailed_freq;  /* --detailed-freq=10, 1..1000000 */
+	unsigned max_snapshots;  /* --max-snapshots=100, 10..1000 */
+	const char *out_file;    /* --massif-out-file=massif.out.%p, unexpanded;
+				    lives as long as OPT */
+	unsigned alignment;      /* --alignment=16, 16..4096, power of two */
+
+	/* Valgrind core options that change what Massif writes. */
+	bool show_below_main;    /* --show-below-main=no */
+	bool trace_children;     /* --trace-children=no: follow exec'd children */
+
+	/* heaptrace's own. */
+	bool massif_compat;      /* --massif-compat=no */
+	bool quiet;              /* -q, --quiet */
+	bool verbose;            /* -v, --verbose */
+
+	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
+	char **desc_args;
+	size_t n_desc_args;
+};
+
+enum ht_command {
+	HT_CMD_NONE,
+	HT_CMD_RUN,
+	HT_CMD_ATTACH,
+	HT_CMD_HELP,
+	HT_CMD_VERSION,
+};
+
+struct ht_cmdline {
+	enum ht_command command;
+	struct ht_options opt;
+	char **prog_argv;  /* run: the program and its arguments, borrowed from
+			      argv and NULL-terminated like it */
+	int prog_argc;
+	long pid;          /* attach: the process */
+};
+
+/* Set OPT to Massif's defaults. */
+void ht_options_init(struct ht_options *opt);
+/* Free what OPT owns (lists, desc arguments). */
+void ht_options_fini(struct ht_options *opt);
+
+/* Apply one "--name=value" (or "-q"/"-v") argument ARG to OPT, copying what
+   it keeps; a Massif-level ARG is also appended to desc_args. Returns 0,
+   1 when ARG is not an option heaptrace knows, or -HT_E_BADOPT with a
+   one-line reason in ERR (ERRLEN bytes) naming the option and what it
+   accepts. */
+int ht_options_apply(struct ht_options *opt, const char *arg, char *err,
+		     size_t errlen);
+/* Check combinations once all arguments are in and settle what one option
+   implies for another as Massif does (--heap=no turns --pages-as-heap off,
+   --pages-as-heap makes --heap-admin 0). Returns 0 or -HT_E_BADOPT with ERR
+   filled (--stacks with --pages-as-heap, -q with -v). */
+int ht_options_finish(struct ht_options *opt, char *err, size_t errlen);
+
+/* Parse heaptrace's whole command line into CL: "run [options] [--] PROG
+   [ARGS...]", "attach [options] PID", "--help"/"-h"/"help", "--version".
+   Options end at "--" or at the first word not starting with '-'. Runs
+   ht_options_finish. Returns 0, or -HT_E_BADOPT with a one-line message in
+   ERR; either way CL is then released with ht_cmdline_fini. */
+int ht_cmdline_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
+		     size_t errlen);
+/* Free what CL owns. */
+void ht_cmdline_fini(struct ht_cmdline *cl);
+
+/* Write the --help text to OUT. */
+void ht_options_usage(FILE *out);
+
+/* "i", "ms" or "B". */
+const char *ht_time_unit_name(enum ht_time_unit u);
+
+#endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The heaptrace program: reads the command line and hands each command to
+   its function. Exit status: 0 success, 1 heaptrace could not write its
+   output, 2 the command line was wrong or the command is not available. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/err.h"
+#include "common/options.h"
+
+#define EXIT_USAGE 2
+
+/* stdout is checked at the end because a full disk or a closed pipe only
+   shows when the buffer is flushed. */
+static int
+stdout_finish(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		ht_perror("error writing to standard output");
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+static int
+cmd_help(void)
+{
+	ht_options_usage(stdout);
+	return stdout_finish();
+}
+
+static int
+cmd_version(void)
+{
+	printf("heaptrace %s\n", HT_VERSION);
+	return stdout_finish();
+}
+
+static int
+cmd_run(const struct ht_cmdline *cl)
+{
+	(void)cl;
+	ht_error("run: not implemented yet");
+	return EXIT_USAGE;
+}
+
+static int
+cmd_attach(const struct ht_cmdline *cl)
+{
+	(void)cl;
+	ht_error("attach: not implemented yet");
+	return EXIT_USAGE;
+}
+
+static int
+cmd_dispatch(const struct ht_cmdline *cl)
+{
+	switch (cl->command) {
+	case HT_CMD_HELP:
+		return cmd_help();
+	case HT_CMD_VERSION:
+		return cmd_version();
+	case HT_CMD_RUN:
+		return cmd_run(cl);
+	case HT_CMD_ATTACH:
+		return cmd_attach(cl);
+	case HT_CMD_NONE:
+		break;
+	}
+	ht_error("bug: no command after parsing");
+	return EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ht_cmdline cl;
+	char err[512];
+	int status;
+
+	if (ht_cmdline_parse(&cl, argc, argv, err, sizeof(err))) {
+		ht_error("%s", err);
+		status = EXIT_USAGE;
+	} else {
+		ht_set_verbose(cl.opt.verbose);
+		status = cmd_dispatch(&cl);
+	}
+	ht_cmdline_fini(&cl);
+	return status;
+}

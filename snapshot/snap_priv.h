@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Structures shared by the snapshot engine's files (engine, tree, culling,
+   stack filter); nothing outside snapshot/ includes this. */
+#ifndef HT_SNAPSHOT_SNAP_PRIV_H
+#define HT_SNAPSHOT_SNAP_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/u64map.h"
+#include "snapshot.h"
+#include "extra.h"
+
+/* ---- Allocation tree (xtree.c) ----
+   Massif's tree is a table from filtered stack to byte count whose entries
+   are never removed. We store it as a trie of frames: node 0 is the root, a
+   node's SELF is the bytes of the entry whose path ends there, and a group
+   printed at some level is exactly a trie node. Parents are always created
+   before their children, so ids grow with depth along every path, which
+   lets totals be summed in one backward pass. */
+struct xtree_node {
+	uint64_t pc;
+	int64_t self;          /* bytes of the entry ending here (may be 0) */
+	uint32_t parent;
+	uint32_t first_child;  /* 0: none (the root is never a child) */
+	uint32_t next_sibling; /* 0: none */
+};
+
+struct xtree {
+	struct xtree_node *nodes;
+	size_t n_nodes, cap_nodes;
+	uint32_t *index;       /* open-addressed (parent, pc) -> node id; 0 empty */
+	size_t cap_index;
+};
+
+void xtree_init(struct xtree *t);
+void xtree_fini(struct xtree *t);
+void xtree_copy(struct xtree *dst, const struct xtree *src);
+/* The node for PATH (N frames, innermost first: PATH[0], the allocation
+   site, hangs off the root), created with its ancestors if absent. */
+uint32_t xtree_insert(struct xtree *t, const uint64_t *path, unsigned n);
+/* Build the printed form of the tree as Massif would print it now for a
+   snapshot with EXTRA and STACKS bytes and THRESHOLD percent: preorder
+   nodes with aggregates, into *OUT (malloc'd) and *N_OUT. Returns the
+   root's total (mem_heap_B of a detailed snapshot). */
+uint64_t xtree_render(const struct xtree *t, uint64_t extra, uint64_t stacks,
+		      double threshold, struct snap_node **out, size_t *n_out);
+
+/* ---- Stack filter (stackfilter.c) ---- */
+struct stack_filter {
+	const struct ht_options *opt;
+	const struct ht_symbolizer *sym;
+	struct u64map pc_class; /* pc -> PC_* bits, each address classified once */
+	uint64_t *scratch;
+	size_t cap_scratch;
+};
+
+void stack_filter_init(struct stack_filter *f, const struct ht_options *opt,
+		       const struct ht_symbolizer *sym);
+void stack_filter_fini(struct stack_filter *f);
+void stack_filter_copy(struct stack_filter *dst, const struct stack_filter *src);
+/* Massif's capture filter (§5.2): drop PCS[0] when DROP_FIRST, strip the
+   leading run of alloc-fns, apply the ignore test, cut below main and at
+   --depth. Writes the kept frames innermost first into OUT (room for
+   opt->depth) and returns how many; 0 means the allocation is ignored. */
+unsigned stack_filter_apply(struct stack_filter *f, const uint64_t *pcs,
+			    unsigned npcs, bool drop_first, uint64_t *out);
+
+/* ---- Snapshots and culling (cull.c) ---- */
+/* Free the tree of S and mark the slot unused. */
+void snapshot_clear(struct snap_snapshot *s);
+/* Massif's cull: remove floor(M/2) snapshots of SNAPS[0..*N) one at a time,
+   each the one with the smallest time span to its neighbours, compact the
+   rest and return the new minimum interval (truncated to 32 bits as
+   Massif's is). */
+uint64_t snapshots_cull(struct snap_snapshot *snaps, size_t *n, unsigned max);
+
+/* ---- The engine (engine.c) ---- */
+struct block {
+	uint64_t req;
+	struct snap_extra_block x;
+	uint32_t leaf;    /* tree node charged with REQ; 0 when ignored */
+	bool ignored;
+};
+
+struct snap_engine {
+	const struct ht_options *opt;
+	const struct ht_symbolizer *sym;
+	struct snap_extra *extra_model;
+	struct stack_filter filter;
+	struct xtree tree;
+
+	struct u64map block_index; /* block address -> index in BLOCKS */
+	struct block *blocks;
+	size_t n_blocks, cap_blocks;
+	uint32_t *free_slots;      /* reusable indexes of BLOCKS */
+	size_t n_free_slots, cap_free_slots;
+
+	uint64_t heap, extra, stacks; /* live counters */
+	uint64_t btime;               /* bytes allocated + freed */
+	uint64_t clock;               /* external clock (ms, i) */
+	bool started;
+
+	struct snap_snapshot *snaps;  /* opt->max_snapshots slots */
+	size_t n_snaps;
+	uint64_t min_interval, earliest_next;
+	unsigned since_detailed;
+	uint64_t peak_total;
+
+	uint64_t *path; /* scratch for filtered stacks, opt->depth entries */
+	struct snap_stats stats;
+};
+
+#endif

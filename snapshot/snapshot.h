@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The snapshot engine: turns allocation events into the snapshots Massif
+   would take (normal, detailed, peak; thinned by culling), each with its
+   allocation tree already cut at --threshold, ready for a writer. */
+#ifndef HT_SNAPSHOT_SNAPSHOT_H
+#define HT_SNAPSHOT_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/event.h"
+#include "common/options.h"
+#include "common/symbolizer.h"
+
+struct snap_engine;
+struct snap_extra;
+
+enum snap_kind {
+	SNAP_EMPTY,    /* heap_tree=empty */
+	SNAP_DETAILED, /* heap_tree=detailed */
+	SNAP_PEAK,     /* heap_tree=peak: at most one, the peak at the end */
+};
+
+/* One printed tree line (before inline chains are expanded by the writer).
+   A tree is an array in preorder: node 0 is the root, each node is followed
+   by its N_CHILDREN subtrees in print order. */
+struct snap_node {
+	uint64_t pc;         /* frame address; 0 for the root and aggregates */
+	uint64_t bytes;      /* useful bytes attributed to this node */
+	uint32_t n_children; /* child lines that follow */
+	uint32_t places;     /* 0 for a frame; for an aggregate ("below massif's
+				threshold") line, the number of groups merged */
+};
+
+struct snap_snapshot {
+	enum snap_kind kind;
+	uint64_t time;
+	uint64_t heap;   /* mem_heap_B: for detailed/peak, the tree's total */
+	uint64_t extra;  /* mem_heap_extra_B */
+	uint64_t stacks; /* mem_stacks_B */
+	struct snap_node *tree; /* NULL for SNAP_EMPTY */
+	size_t n_tree;
+};
+
+/* Counters of the engine's own work, for --stats and the benchmark. */
+struct snap_stats {
+	uint64_t events;
+	uint64_t allocs, frees, reallocs, ignored;
+	uint64_t snapshots_taken, detailed_taken, peaks_taken, cullings;
+	uint64_t unknown_frees; /* frees/reallocs of blocks never seen */
+	uint64_t live_blocks, tree_nodes;
+};
+
+/* A new engine for one process. OPT and SYM are borrowed and must outlive
+   the engine; EXTRA (from snap_extra_new) is owned by it. */
+struct snap_engine *snap_engine_new(const struct ht_options *opt,
+				    const struct ht_symbolizer *sym,
+				    struct snap_extra *extra);
+/* Free ENG and everything it owns; NULL is a no-op. */
+void snap_engine_free(struct snap_engine *eng);
+/* An independent copy of ENG (live blocks, tree, snapshots, clock), as a
+   forked child starts from its parent's state. */
+struct snap_engine *snap_engine_clone(const struct snap_engine *eng);
+
+/* Take the start-up snapshot at TIME (ignored with --time-unit=B: 0).
+   Events fed before this are accounted but take no snapshot. */
+void snap_engine_start(struct snap_engine *eng, uint64_t time);
+/* Account one event and take the snapshots Massif would take for it. */
+void snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev);
+
+/* Number of snapshots currently held (after culling). */
+size_t snap_engine_count(const struct snap_engine *eng);
+/* Snapshot I (0 <= I < count), in file order. Valid until the next feed. */
+const struct snap_snapshot *snap_engine_snapshot(const struct snap_engine *eng,
+						 size_t i);
+/* Index of the SNAP_PEAK snapshot, or -1 when there is none. */
+long snap_engine_peak_index(const struct snap_engine *eng);
+/* The engine's counters. */
+struct snap_stats snap_engine_stats(const struct snap_engine *eng);
+
+#endif

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests of the snapshot engine on hand-made event sequences. Sizes are
+   multiples of 16 and --heap-admin=0 with the estimate model, so extra bytes
+   are 0 and every expected time and size below is worked out by hand from
+   the rules in massif-semantics.md §4. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/options.h"
+#include "snapshot/extra.h"
+#include "snapshot/snapshot.h"
+#include "symbols/table.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                    \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__,  \
+				#cond);                                     \
+			fprintf(stderr, __VA_ARGS__);                       \
+			fputc('\n', stderr);                                \
+			failures++;                                         \
+		}                                                           \
+	} while (0)
+
+/* Code addresses of the fake program: ALLOC is inside malloc, the others
+   are call sites in functions whose names the table knows. */
+enum {
+	PC_MALLOC = 0x1000,
+	PC_XMALLOC = 0x2000,
+	PC_F = 0x3000,
+	PC_G = 0x3100,
+	PC_MAIN_A = 0x4000,
+	PC_MAIN_B = 0x4010,
+	PC_MAIN_C = 0x4020,
+	PC_IGN = 0x5000,
+	PC_LIBC_START = 0x6000,
+};
+
+struct fixture {
+	struct ht_options opt;
+	struct sym_table *table;
+	struct ht_symbolizer sym;
+	struct snap_engine *eng;
+	uint64_t next_addr;
+};
+
+static void
+add_sym(struct sym_table *t, uint64_t pc, const char *name)
+{
+	const char *desc[1] = { name };
+	sym_table_add(t, pc, name, desc, 1);
+}
+
+static void
+fixture_init(struct fixture *fx, const char *opts[], enum snap_extra_kind kind)
+{
+	char err[256];
+	memset(fx, 0, sizeof(*fx));
+	ht_options_init(&fx->opt);
+	const char *base[] = { "--time-unit=B", "--heap-admin=0", NULL };
+	for (const char **o = base; *o; o++)
+		ht_options_apply(&fx->opt, *o, err, sizeof(err));
+	for (const char **o = opts; o && *o; o++)
+		if (ht_options_apply(&fx->opt, *o, err, sizeof(err)) != 0) {
+			fprintf(stderr, "bad test option %s: %s\n", *o, err);
+			exit(99);
+		}
+	if (ht_options_finish(&fx->opt, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bad test options: %s\n", err);
+		exit(99);
+	}
+	fx->table = sym_table_new();
+	add_sym(fx->table, PC_MALLOC, "malloc");
+	add_sym(fx->table, PC_XMALLOC, "xmalloc");
+	add_sym(fx->table, PC_F, "f");
+	add_sym(fx->table, PC_G, "g");
+	add_sym(fx->table, PC_MAIN_A, "main");
+	add_sym(fx->table, PC_MAIN_B, "main");
+	add_sym(fx->table, PC_MAIN_C, "main");
+	add_sym(fx->table, PC_IGN, "ign");
+	add_sym(fx->table, PC_LIBC_START, "__libc_start_call_main");
+	fx->sym = sym_table_symbolizer(fx->table);
+	fx->eng = snap_engine_new(&fx->opt, &fx->sym,
+				  snap_extra_new(kind, &fx->opt));
+	fx->next_addr = 0x100000;
+	snap_engine_start(fx->eng, 0);
+}
+
+static void
+fixture_fini(struct fixture *fx)
+{
+	snap_engine_free(fx->eng);
+	sym_table_free(fx->table);
+	ht_options_fini(&fx->opt);
+}
+
+/* Stack: malloc, then the given frames (innermost first), then the start-up
+   frame below main. */
+static void
+feed(struct fixture *fx, enum ht_event_kind kind, enum ht_alloc_fn fn,
+     uint64_t addr, uint64_t old, uint64_t size, int nframes, ...)
+{
+	uint64_t pcs[16] = { PC_MALLOC };
+	unsigned n = 1;
+	va_list ap;
+	va_start(ap, nframes);
+	for (int i = 0; i < nframes; i++)
+		pcs[n++] = va_arg(ap, uint64_t);
+	va_end(ap);
+	pcs[n++] = PC_LIBC_START;
+	struct ht_event ev = {
+		.kind = kind, .fn = fn, .addr = addr, .old_addr = old,
+		.size = size, .pcs = pcs, .npcs = n,
+	};
+	snap_engine_feed(fx->eng, &ev);
+}
+
+static uint64_t
+do_malloc(struct fixture *fx, uint64_t size, uint64_t site)
+{
+	uint64_t a = fx->next_addr += 0x1000;
+	feed(fx, HT_EV_ALLOC, HT_FN_MALLOC, a, 0, size, 1, site);
+	return a;
+}
+
+static void
+do_free(struct fixture *fx, uint64_t addr)
+{
+	feed(fx, HT_EV_FREE, HT_FN_FREE, addr, 0, 0, 1, (uint64_t)PC_MAIN_C);
+}
+
+/* Check the series of (time, heap) pairs and the kinds, given as a string
+   of 'E' (empty), 'D' (detailed), 'P' (peak). */
+static void
+check_series(struct fixture *fx, const char *what, const char *kinds,
+	     const uint64_t *times, const uint64_t *heaps)
+{
+	size_t n = snap_engine_count(fx->eng);
+	CHECK(n == strlen(kinds), "%s: %zu snapshots, want %zu", what, n,
+	      strlen(kinds));
+	for (size_t i = 0; i < n && i < strlen(kinds); i++) {
+		const struct snap_snapshot *s = snap_engine_snapshot(fx->eng, i);
+		char k = s->kind == SNAP_PEAK ? 'P'
+			 : s->kind == SNAP_DETAILED ? 'D' : 'E';
+		CHECK(k == kinds[i], "%s: snapshot %zu kind %c, want %c", what,
+		      i, k, kinds[i]);
+		CHECK(s->time == times[i], "%s: snapshot %zu time %llu, want %llu",
+		      what, i, (unsigned long long)s->time,
+		      (unsigned long long)times[i]);
+		if (heaps)
+			CHECK(s->heap == heaps[i],
+			      "%s: snapshot %zu heap %llu, want %llu", what, i,
+			      (unsigned long long)s->heap,
+			      (unsigned long long)heaps[i]);
+	}
+}
+
+static void
+test_no_free_no_peak(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	for (int i = 0; i < 5; i++)
+		do_malloc(&fx, 16, PC_MAIN_A);
+	uint64_t t[] = { 0, 16, 32, 48, 64, 80 };
+	check_series(&fx, "no free", "EEEEEE", t, t);
+	CHECK(snap_engine_peak_index(fx.eng) == -1, "a peak without frees");
+	fixture_fini(&fx);
+}
+
+static void
+test_detailed_freq(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--detailed-freq=3", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	for (int i = 0; i < 7; i++)
+		do_malloc(&fx, 16, PC_MAIN_A);
+	uint64_t t[] = { 0, 16, 32, 48, 64, 80, 96, 112 };
+	check_series(&fx, "detailed-freq=3", "EEDEEDEE", t, t);
+	fixture_fini(&fx);
+}
+
+static void
+test_peak(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	uint64_t a = do_malloc(&fx, 32, PC_MAIN_A);
+	uint64_t b = do_malloc(&fx, 64, PC_MAIN_B);
+	do_free(&fx, a);            /* first free: peak at 96 */
+	do_malloc(&fx, 16, PC_MAIN_C);
+	do_free(&fx, b);            /* 80 does not beat 96 */
+	uint64_t t[] = { 0, 32, 96, 96, 128, 144, 208 };
+	uint64_t h[] = { 0, 32, 96, 96, 64, 80, 16 };
+	check_series(&fx, "peak", "EEEPEEE", t, h);
+	const struct snap_snapshot *p = snap_engine_snapshot(fx.eng, 3);
+	/* root 96: main B 64, then main A 32 */
+	CHECK(p->n_tree == 3, "peak tree has %zu nodes", p->n_tree);
+	if (p->n_tree == 3) {
+		CHECK(p->tree[0].n_children == 2 && p->tree[0].bytes == 96,
+		      "root");
+		CHECK(p->tree[1].pc == PC_MAIN_B && p->tree[1].bytes == 64,
+		      "first child");
+		CHECK(p->tree[2].pc == PC_MAIN_A && p->tree[2].bytes == 32,
+		      "second child");
+	}
+	fixture_fini(&fx);
+}
+
+static void
+test_peak_inaccuracy(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--peak-inaccuracy=1000", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	uint64_t a = do_malloc(&fx, 32, PC_MAIN_A);
+	do_free(&fx, a);             /* peak at 32 */
+	uint64_t b = do_malloc(&fx, 320, PC_MAIN_A);
+	do_free(&fx, b);             /* 320 <= 32 + 320: no new peak */
+	uint64_t t[] = { 0, 32, 32, 64, 384, 704 };
+	check_series(&fx, "peak-inaccuracy=1000", "EEPEEE", t, NULL);
+	fixture_fini(&fx);
+
+	const char *zero[] = { "--peak-inaccuracy=0", NULL };
+	fixture_init(&fx, zero, SNAP_EXTRA_ESTIMATE);
+	a = do_malloc(&fx, 32, PC_MAIN_A);
+	b = do_malloc(&fx, 32, PC_MAIN_A);
+	do_free(&fx, a);             /* peak 64 at t=64 */
+	a = do_malloc(&fx, 48, PC_MAIN_A);
+	do_free(&fx, a);             /* 80 > 64: new peak, old one demoted */
+	uint64_t t0[] = { 0, 32, 64, 64, 96, 144, 144, 192 };
+	check_series(&fx, "peak-inaccuracy=0", "EEEDEEPE", t0, NULL);
+	fixture_fini(&fx);
+}
+
+static void
+test_culling(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--max-snapshots=10", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	/* Ten snapshots at 0..144 fill the array; removing the smallest spans
+	   one at a time (earliest on ties) leaves 0, 32, 64, 96, 144 and a
+	   minimum interval of 32, so of the next four allocations (160, 176,
+	   192, 208) only 176 and 208 are taken. */
+	for (int i = 0; i < 13; i++)
+		do_malloc(&fx, 16, PC_MAIN_A);
+	uint64_t t[] = { 0, 32, 64, 96, 144, 176, 208 };
+	check_series(&fx, "culling", "EEEEDEE", t, t); /* 144 was the 10th taken */
+	CHECK(snap_engine_stats(fx.eng).cullings == 1, "one cull");
+	fixture_fini(&fx);
+}
+
+static void
+test_filter(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--alloc-fn=xmalloc", "--depth=2",
+			       "--threshold=10", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	/* xmalloc is stripped (leading alloc-fn); the depth cut keeps g, f. */
+	uint64_t a = fx.next_addr += 0x1000;
+	feed(&fx, HT_EV_ALLOC, HT_FN_MALLOC, a, 0, 800, 4,
+	     (uint64_t)PC_XMALLOC, (uint64_t)PC_G, (uint64_t)PC_F,
+	     (uint64_t)PC_MAIN_A);
+	/* An alloc-fn below a non-alloc-fn frame stays. */
+	uint64_t b = fx.next_addr += 0x1000;
+	feed(&fx, HT_EV_ALLOC, HT_FN_MALLOC, b, 0, 64, 2, (uint64_t)PC_G,
+	     (uint64_t)PC_XMALLOC);
+	do_free(&fx, b);
+	const struct snap_snapshot *p = snap_engine_snapshot(fx.eng, 3);
+	CHECK(p && p->kind == SNAP_PEAK, "peak expected");
+	if (p && p->kind == SNAP_PEAK) {
+		/* root 864: g 864 { f 800, xmalloc 64 below 10% = 86 ->
+		   aggregate 64 in 1 place } */
+		CHECK(p->n_tree == 4, "tree has %zu nodes", p->n_tree);
+		if (p->n_tree == 4) {
+			CHECK(p->tree[1].pc == PC_G && p->tree[1].bytes == 864 &&
+			      p->tree[1].n_children == 2, "g node");
+			CHECK(p->tree[2].pc == PC_F && p->tree[2].n_children == 0,
+			      "f node cut by depth");
+			CHECK(p->tree[3].places == 1 && p->tree[3].bytes == 64,
+			      "aggregate");
+		}
+	}
+	fixture_fini(&fx);
+}
+
+static void
+test_ignore_realloc(bool compat)
+{
+	struct fixture fx;
+	const char *opts[] = { "--ignore-fn=ign",
+			       compat ? "--massif-compat=yes" : "--massif-compat=no",
+			       "--detailed-freq=1", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	uint64_t a = fx.next_addr += 0x1000;
+	feed(&fx, HT_EV_ALLOC, HT_FN_MALLOC, a, 0, 2000 - 2000 % 16, 1,
+	     (uint64_t)PC_IGN);
+	CHECK(snap_engine_count(fx.eng) == 1, "ignored alloc took a snapshot");
+	uint64_t b = fx.next_addr += 0x1000;
+	feed(&fx, HT_EV_REALLOC, HT_FN_REALLOC, b, a, 2496, 1,
+	     (uint64_t)PC_MAIN_A);
+	CHECK(snap_engine_count(fx.eng) == 1, "ignored realloc took a snapshot");
+	do_malloc(&fx, 16, PC_MAIN_B);
+	const struct snap_snapshot *s = snap_engine_snapshot(fx.eng, 1);
+	/* Massif's quirk: the detailed heap includes the reallocated size. */
+	uint64_t want = compat ? 16 + 2496 : 16;
+	CHECK(s && s->heap == want, "compat=%d: detailed heap %llu, want %llu",
+	      compat, s ? (unsigned long long)s->heap : 0ULL,
+	      (unsigned long long)want);
+	fixture_fini(&fx);
+}
+
+static void
+test_realloc_edges(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	uint64_t a = fx.next_addr += 0x1000;
+	/* realloc(NULL, 64) is a malloc */
+	feed(&fx, HT_EV_REALLOC, HT_FN_REALLOC, a, 0, 64, 1, (uint64_t)PC_MAIN_A);
+	/* grow in place to 128: +64 */
+	feed(&fx, HT_EV_REALLOC, HT_FN_REALLOC, a, a, 128, 1, (uint64_t)PC_MAIN_A);
+	/* realloc(p, 0) is a free: peak first */
+	feed(&fx, HT_EV_REALLOC, HT_FN_REALLOC, 0, a, 0, 1, (uint64_t)PC_MAIN_A);
+	/* free of an unknown block changes nothing */
+	do_free(&fx, 0xdead0);
+	uint64_t t[] = { 0, 64, 128, 128, 256 };
+	uint64_t h[] = { 0, 64, 128, 128, 0 };
+	check_series(&fx, "realloc edges", "EEEPE", t, h);
+	CHECK(snap_engine_stats(fx.eng).unknown_frees == 1, "unknown free");
+	fixture_fini(&fx);
+}
+
+static void
+test_clone(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	uint64_t a = do_malloc(&fx, 32, PC_MAIN_A);
+	struct snap_engine *child = snap_engine_clone(fx.eng);
+	do_free(&fx, a);
+	CHECK(snap_engine_count(child) == 2, "child has the parent's snapshots");
+	struct snap_engine *parent = fx.eng;
+	fx.eng = child;
+	do_malloc(&fx, 16, PC_MAIN_B);
+	do_free(&fx, a); /* the child's copy of the block */
+	CHECK(snap_engine_count(child) == 5, "child count %zu",
+	      snap_engine_count(child));
+	CHECK(snap_engine_count(parent) == 4, "parent count %zu",
+	      snap_engine_count(parent));
+	snap_engine_free(parent);
+	fixture_fini(&fx);
+}
+
+int
+main(void)
+{
+	test_no_free_no_peak();
+	test_detailed_freq();
+	test_peak();
+	test_peak_inaccuracy();
+	test_culling();
+	test_filter();
+	test_ignore_realloc(true);
+	test_ignore_realloc(false);
+	test_realloc_edges();
+	test_clone();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("all engine checks passed\n");
+	return 0;
+}

@@ -98,6 +98,14 @@ snap_engine_clone(const struct snap_engine *src)
 	return eng;
 }
 
+void
+snap_engine_set_symbolizer(struct snap_engine *eng,
+			   const struct ht_symbolizer *sym)
+{
+	eng->sym = sym;
+	eng->filter.sym = sym;
+}
+
 /* ---- Block table ---- */
 
 static struct block *
@@ -254,7 +262,9 @@ charge(struct snap_engine *eng, uint32_t leaf, int64_t bytes)
 
 /* The alignment Massif's allocator would use for FN's request: the
    memalign family's is raised to 16 and rounded up to a power of two, the
-   page for valloc; 0 for everything else (the model applies --alignment). */
+   page for valloc; 0 for everything else, which tells the model to apply
+   --alignment. An explicit 16 is not 0: Valgrind serves it by its plain
+   path even when --alignment is larger. */
 static uint64_t
 normalised_alignment(const struct ht_event *ev)
 {
@@ -275,7 +285,7 @@ normalised_alignment(const struct ht_event *ev)
 				p <<= 1;
 			a = p;
 		}
-		return a == 16 ? 0 : a;
+		return a;
 	default:
 		return 0;
 	}

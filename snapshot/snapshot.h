@@ -62,6 +62,11 @@ void snap_engine_free(struct snap_engine *eng);
    forked child starts from its parent's state. */
 struct snap_engine *snap_engine_clone(const struct snap_engine *eng);
 
+/* Make ENG name frames with SYM (borrowed) from now on: a clone made for a
+   forked process takes its own process's symbolizer. */
+void snap_engine_set_symbolizer(struct snap_engine *eng,
+				const struct ht_symbolizer *sym);
+
 /* Take the start-up snapshot at TIME (ignored with --time-unit=B: 0).
    Events fed before this are accounted but take no snapshot. */
 void snap_engine_start(struct snap_engine *eng, uint64_t time);

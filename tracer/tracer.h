@@ -1,7 +1,73 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The tracer: runs or attaches to a target and produces struct ht_event
-   values. Event sources are interchangeable backends behind this header. */
+/* The tracer: runs a target under ptrace, follows its threads, forks and
+   execs, and reports every completed allocator call as an event. How calls
+   are intercepted is a backend's business (tracer_priv.h); what comes out
+   is the same struct ht_event whatever the backend. */
 #ifndef HT_TRACER_TRACER_H
 #define HT_TRACER_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "common/event.h"
+#include "common/options.h"
+
+/* The stack as captured at an allocator's entry, for unwinding. Borrowed
+   for the duration of the callback. */
+struct tracer_capture {
+	struct user_regs_struct regs;
+	const uint8_t *stack; /* LEN bytes copied from STACK_ADDR (= regs.rsp) */
+	size_t len;
+	uint64_t stack_addr;
+};
+
+/* What the tracer tells its user. CTX is passed back to every member; no
+   member may be NULL. Callbacks run while the reporting thread is stopped. */
+struct tracer_sink {
+	void *ctx;
+	/* Process PID starts a profile: the target once exec'd (PARENT 0), a
+	   forked child of PARENT (which inherits PARENT's state), or a process
+	   that exec'd with --trace-children=yes (PARENT == PID). TIME is the
+	   start time in the profile's unit (ms or instructions). */
+	void (*process_start)(void *ctx, pid_t pid, pid_t parent, uint64_t time);
+	/* PID's set of loaded objects changed (libraries mapped, dlopen). */
+	void (*modules_changed)(void *ctx, pid_t pid);
+	/* Unwind CAP, captured at an allocator's entry in PID, into at most
+	   MAX code addresses, innermost first. Returns how many. */
+	unsigned (*unwind)(void *ctx, pid_t pid,
+			   const struct tracer_capture *cap, uint64_t *pcs,
+			   unsigned max);
+	/* One completed allocator call in PID, with the stack unwound at its
+	   entry (none for frees: Massif needs no stack for them). */
+	void (*event)(void *ctx, pid_t pid, const struct ht_event *ev);
+	/* PID's profile is complete: it exited, was killed, or exec'd. */
+	void (*process_end)(void *ctx, pid_t pid);
+};
+
+/* How the target ended. */
+struct tracer_result {
+	int exit_status; /* what heaptrace should exit with: the target's status,
+			    or 128+N when signal N killed it */
+	bool signaled;
+	int signal;
+};
+
+/* Check that ARGV[0] names something the kernel can run: exists (through
+   PATH when it has no slash), is a regular executable file, and is an ELF
+   file or a #! script. Returns 0, or -errno / -HT_E_FORMAT with a one-line
+   reason in ERR. */
+int tracer_check_program(char *const argv[], char *err, size_t errlen);
+
+/* Run ARGV under the tracer with OPT, reporting to SINK, until the target
+   and every traced descendant are gone. Returns 0 and fills *RES, or a
+   negative error with a one-line reason in ERR (nothing could be run). */
+int tracer_run(const struct ht_options *opt, char *const argv[],
+	       const struct tracer_sink *sink, struct tracer_result *res,
+	       char *err, size_t errlen);
+
+/* The name of the backend that delivered events ("ptrace breakpoints"). */
+const char *tracer_backend_name(void);
 
 #endif

@@ -311,66 +311,80 @@ include_file(struct script *sc, const struct stmt *at, const char *name,
 	free(path);
 }
 
+/* The statements other than events, with how many words follow them. */
+static const struct keyword {
+	const char *word;
+	enum op op;
+	size_t min_args, max_args;
+	const char *usage;
+} keywords[] = {
+	{ "cmd", OP_CMD, 1, SIZE_MAX, "cmd PROGRAM [ARGS...]" },
+	{ "sym", OP_SYM, 1, SIZE_MAX, "sym PC NAME | DESC [| DESC...]" },
+	{ "stack", OP_STACK, 1, SIZE_MAX, "stack NAME ITEM..." },
+	{ "time", OP_TIME, 1, 1, "time T" },
+	{ "repeat", OP_REPEAT, 2, 2, "repeat COUNT VARIABLE" },
+	{ "end", OP_END, 0, 0, "end" },
+};
+
+/* Set S's kind from its keyword, checking the number of words. */
 static void
-parse_line(struct script *sc, const char *file, unsigned lineno, char *line,
-	   unsigned depth)
+classify(struct stmt *s, const char *raw_line)
+{
+	const struct keyword *k = NULL;
+
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (!strcmp(keywords[i].word, s->word[0]))
+			k = &keywords[i];
+	if (!k) {
+		s->ev = find_event_kind(s->word[0]);
+		if (!s->ev)
+			fail(s, "unknown keyword '%s'", s->word[0]);
+		s->op = OP_EVENT;
+		return;
+	}
+	s->op = k->op;
+	if (s->n_tok < k->min_args || s->n_tok > k->max_args ||
+	    (k->op == OP_REPEAT && !is_ident((unsigned char)s->tok[1][0], true)))
+		fail(s, "usage: %s", k->usage);
+	if (k->op == OP_SYM) {
+		/* Descriptions may hold anything but '|', blanks and '#'
+		   included, so keep the raw text after the pc. */
+		const char *p = raw_line + strspn(raw_line, " \t") + 3;
+		char *rest;
+
+		p += strspn(p, " \t");
+		p += strcspn(p, " \t");
+		rest = ht_xstrdup(p);
+		s->rest = ht_xstrdup(trim(rest));
+		free(rest);
+	}
+}
+
+static void
+parse_line(struct script *sc, const char *file, unsigned lineno,
+	   const char *line, unsigned depth)
 {
 	struct stmt s = { .file = file, .line = lineno };
 	char *copy = ht_xstrdup(line);
-	char **words;
-	size_t n = split_words(copy, &words);
+	size_t n = split_words(copy, &s.word);
 
 	free(copy);
 	if (!n) {
-		free(words);
+		free(s.word);
 		return;
 	}
-	s.word = words;
-	s.tok = words + 1;
+	s.tok = s.word + 1;
 	s.n_tok = n - 1;
-	if (!strcmp(words[0], "include")) {
+	if (!strcmp(s.word[0], "include")) {
 		if (n != 2)
 			fail(&s, "usage: include FILE");
-		include_file(sc, &s, words[1], depth);
+		include_file(sc, &s, s.word[1], depth);
 		for (size_t i = 0; i < n; i++)
-			free(words[i]);
-		free(words);
+			free(s.word[i]);
+		free(s.word);
 		return;
 	}
-	if (!strcmp(words[0], "cmd")) {
-		s.op = OP_CMD;
-	} else if (!strcmp(words[0], "sym")) {
-		/* Descriptions may hold anything but '|', so keep the raw
-		   text after the pc instead of words. */
-		char *p = trim(line) + 3;
-
-		s.op = OP_SYM;
-		p += strspn(p, " \t");
-		p += strcspn(p, " \t");
-		s.rest = ht_xstrdup(trim(p));
-		if (s.n_tok < 1)
-			fail(&s, "usage: sym PC NAME | DESC [| DESC...]");
-	} else if (!strcmp(words[0], "stack")) {
-		s.op = OP_STACK;
-		if (s.n_tok < 1)
-			fail(&s, "usage: stack NAME PC...");
-	} else if (!strcmp(words[0], "time")) {
-		s.op = OP_TIME;
-		if (s.n_tok != 1)
-			fail(&s, "usage: time T");
-	} else if (!strcmp(words[0], "repeat")) {
-		s.op = OP_REPEAT;
-		if (s.n_tok != 2 || !is_ident((unsigned char)s.tok[1][0], true))
-			fail(&s, "usage: repeat COUNT VARIABLE");
-	} else if (!strcmp(words[0], "end")) {
-		s.op = OP_END;
-		if (s.n_tok)
-			fail(&s, "usage: end");
-	} else if ((s.ev = find_event_kind(words[0]))) {
-		s.op = OP_EVENT;
-	} else {
-		fail(&s, "unknown keyword '%s'", words[0]);
-	}
+	classify(&s, line);
 	ht_xgrow((void **)&sc->stmts, &sc->cap_stmts, sc->n_stmts + 1,
 		 sizeof(*sc->stmts));
 	sc->stmts[sc->n_stmts++] = s;
@@ -560,8 +574,6 @@ do_event(struct script *sc, const struct stmt *s)
 static void
 do_cmd(struct script *sc, const struct stmt *s)
 {
-	if (!s->n_tok)
-		fail(s, "usage: cmd PROGRAM [ARGS...]");
 	sc->cmd = s->tok;
 	sc->n_cmd = s->n_tok;
 }

@@ -2,11 +2,14 @@
 /* The heaptrace program: reads the command line and hands each command to
    its function. Exit status: 0 success, 1 heaptrace could not write its
    output, 2 the command line was wrong or the command is not available. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "common/err.h"
 #include "common/options.h"
+#include "profile.h"
+#include "tracer/tracer.h"
 
 #define EXIT_USAGE 2
 
@@ -36,12 +39,34 @@ cmd_version(void)
 	return stdout_finish();
 }
 
-static int
-cmd_run(const struct ht_cmdline *cl)
+/* Counting the target's instructions needs a hardware counter, which
+   heaptrace does not read yet; the profile says ms instead of pretending. */
+static void
+choose_time_unit(struct ht_options *opt)
 {
-	(void)cl;
-	ht_error("run: not implemented yet");
-	return EXIT_USAGE;
+	if (opt->time_unit == HT_TIME_I) {
+		ht_warn("instruction counting is not available; "
+			"recording --time-unit=i as ms");
+		opt->time_unit = HT_TIME_MS;
+	}
+}
+
+static int
+cmd_run(struct ht_cmdline *cl)
+{
+	char err[512];
+	choose_time_unit(&cl->opt);
+	struct profiler *prof = profiler_new(&cl->opt, cl->prog_argv);
+	struct tracer_sink sink = profiler_sink(prof);
+	struct tracer_result res = { 0 };
+	int rc = tracer_run(&cl->opt, cl->prog_argv, &sink, &res, err,
+			    sizeof(err));
+	profiler_free(prof);
+	if (rc) {
+		ht_error("%s", err);
+		return rc == -ENOENT ? 127 : 126;
+	}
+	return res.exit_status;
 }
 
 static int
@@ -53,7 +78,7 @@ cmd_attach(const struct ht_cmdline *cl)
 }
 
 static int
-cmd_dispatch(const struct ht_cmdline *cl)
+cmd_dispatch(struct ht_cmdline *cl)
 {
 	switch (cl->command) {
 	case HT_CMD_HELP:

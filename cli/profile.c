@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One profile per traced process: its symbol session (unwinding and
+   naming), its snapshot engine, and, when it ends, its massif.out file and
+   the summary line. A forked child starts from a copy of its parent's
+   engine, as it starts from a copy of its heap. */
+#include "profile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/u64map.h"
+#include "common/xalloc.h"
+#include "output/output.h"
+#include "snapshot/extra.h"
+#include "snapshot/snapshot.h"
+#include "symbols/session.h"
+#include "symbols/table.h"
+
+struct profile {
+	pid_t pid;
+	struct sym_session *ss;
+	struct sym_table *no_symbols; /* stands in when SS could not be made */
+	struct ht_symbolizer sym;
+	struct snap_engine *eng;
+	uint64_t t_start;  /* tracer clock at the start snapshot */
+	char **argv;       /* the cmd: line */
+	size_t argc;
+};
+
+struct profiler {
+	const struct ht_options *opt;
+	char *const *argv;
+	struct u64map profiles; /* pid -> struct profile * */
+	int write_failures;
+};
+
+static struct profile *
+profile_get(struct profiler *prof, pid_t pid)
+{
+	uint64_t *v = u64map_get(&prof->profiles, (uint64_t)pid);
+	return v ? (struct profile *)(uintptr_t)*v : NULL;
+}
+
+static void
+argv_copy(struct profile *pr, char *const *argv)
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	pr->argv = ht_xcalloc(n + 1, sizeof(*pr->argv));
+	for (size_t i = 0; i < n; i++)
+		pr->argv[i] = ht_xstrdup(argv[i]);
+	pr->argc = n;
+}
+
+/* The command line of PID after an exec, from /proc. */
+static void
+argv_from_proc(struct profile *pr, pid_t pid)
+{
+	char path[64], buf[8192];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	char *words[256];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < 255; i += strlen(buf + i) + 1)
+		words[k++] = buf + i;
+	words[k] = NULL;
+	argv_copy(pr, words);
+}
+
+static void
+profile_free(struct profile *pr)
+{
+	if (!pr)
+		return;
+	snap_engine_free(pr->eng);
+	sym_session_free(pr->ss);
+	sym_table_free(pr->no_symbols);
+	for (size_t i = 0; i < pr->argc; i++)
+		free(pr->argv[i]);
+	free(pr->argv);
+	free(pr);
+}
+
+static void
+on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
+{
+	struct profiler *prof = ctx;
+	struct profile *old = profile_get(prof, pid);
+	if (old) {
+		/* A process that exec'd: its old profile was ended already. */
+		u64map_remove(&prof->profiles, (uint64_t)pid, NULL);
+		profile_free(old);
+	}
+	struct profile *pr = ht_xcalloc(1, sizeof(*pr));
+	pr->pid = pid;
+	pr->t_start = time;
+	struct profile *from = parent && parent != pid
+		? profile_get(prof, parent) : NULL;
+	if (from && from->ss) {
+		pr->ss = sym_session_fork(from->ss, pid);
+		pr->sym = sym_session_symbolizer(pr->ss);
+		pr->eng = snap_engine_clone(from->eng);
+		snap_engine_set_symbolizer(pr->eng, &pr->sym);
+		pr->t_start = from->t_start;
+		argv_copy(pr, from->argv);
+	} else {
+		pr->ss = sym_session_new(pid);
+		if (pr->ss) {
+			pr->sym = sym_session_symbolizer(pr->ss);
+		} else {
+			ht_warn("process %d: cannot read its symbols: %s",
+				(int)pid, strerror(errno));
+			pr->no_symbols = sym_table_new();
+			pr->sym = sym_table_symbolizer(pr->no_symbols);
+		}
+		enum snap_extra_kind kind = prof->opt->massif_compat
+			? SNAP_EXTRA_VALGRIND : SNAP_EXTRA_GLIBC;
+		pr->eng = snap_engine_new(prof->opt, &pr->sym,
+					  snap_extra_new(kind, prof->opt));
+		snap_engine_start(pr->eng, 0);
+		if (parent == pid)
+			argv_from_proc(pr, pid);
+		else
+			argv_copy(pr, prof->argv);
+	}
+	u64map_put(&prof->profiles, (uint64_t)pid, (uint64_t)(uintptr_t)pr);
+}
+
+static void
+on_modules_changed(void *ctx, pid_t pid)
+{
+	struct profile *pr = profile_get(ctx, pid);
+	if (pr && pr->ss)
+		sym_session_refresh(pr->ss);
+}
+
+static unsigned
+on_unwind(void *ctx, pid_t pid, const struct tracer_capture *cap,
+	  uint64_t *pcs, unsigned max)
+{
+	struct profile *pr = profile_get(ctx, pid);
+	if (!pr || !pr->ss || !max) {
+		if (max)
+			pcs[0] = cap->regs.rip;
+		return max ? 1 : 0;
+	}
+	struct sym_capture sc = {
+		.regs = cap->regs, .stack = cap->stack, .len = cap->len,
+		.stack_addr = cap->stack_addr,
+	};
+	return sym_unwind(pr->ss, &sc, pcs, max);
+}
+
+static void
+on_event(void *ctx, pid_t pid, const struct ht_event *ev)
+{
+	struct profile *pr = profile_get(ctx, pid);
+	if (!pr)
+		return;
+	struct ht_event e = *ev;
+	e.time = ev->time > pr->t_start ? ev->time - pr->t_start : 0;
+	snap_engine_feed(pr->eng, &e);
+}
+
+static void
+human_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(*units)) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+static void
+print_summary(const struct profile *pr, const char *path)
+{
+	size_t n = snap_engine_count(pr->eng);
+	long peak = snap_engine_peak_index(pr->eng);
+	size_t at = 0;
+	uint64_t best = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_snapshot *s = snap_engine_snapshot(pr->eng, i);
+		uint64_t total = s->heap + s->extra + s->stacks;
+		if (peak >= 0 ? (long)i == peak : total > best) {
+			best = total;
+			at = i;
+		}
+	}
+	char size[32];
+	human_size(best, size, sizeof(size));
+	ht_error("%s %s at snapshot %zu; %zu snapshots in %s (%s)",
+		 peak >= 0 ? "peak" : "largest", size, at, n, path,
+		 tracer_backend_name());
+}
+
+static void
+write_profile(struct profiler *prof, struct profile *pr)
+{
+	char cwd[PATH_MAX], err[256], *path = NULL;
+	const char *dir = getcwd(cwd, sizeof(cwd)) ? cwd : NULL;
+	if (out_filename_expand(prof->opt->out_file, pr->pid, dir, &path, err,
+				sizeof(err))) {
+		ht_error("%s", err);
+		prof->write_failures++;
+		return;
+	}
+	struct out_header h = {
+		.desc_args = prof->opt->desc_args,
+		.n_desc_args = prof->opt->n_desc_args,
+		.cmd_argv = pr->argv,
+		.cmd_argc = pr->argc,
+		.time_unit = prof->opt->time_unit,
+		.pages_as_heap = prof->opt->pages_as_heap,
+		.threshold = prof->opt->threshold,
+	};
+	int rc = out_massif_write(path, &h, pr->eng, &pr->sym);
+	if (rc) {
+		ht_error("cannot write %s: %s", path, ht_strerror(rc));
+		prof->write_failures++;
+	} else if (!prof->opt->quiet) {
+		print_summary(pr, path);
+	}
+	free(path);
+}
+
+static void
+on_process_end(void *ctx, pid_t pid)
+{
+	struct profiler *prof = ctx;
+	struct profile *pr = profile_get(prof, pid);
+	if (!pr)
+		return;
+	write_profile(prof, pr);
+	u64map_remove(&prof->profiles, (uint64_t)pid, NULL);
+	profile_free(pr);
+}
+
+struct profiler *
+profiler_new(const struct ht_options *opt, char *const argv[])
+{
+	struct profiler *prof = ht_xcalloc(1, sizeof(*prof));
+	prof->opt = opt;
+	prof->argv = argv;
+	u64map_init(&prof->profiles);
+	return prof;
+}
+
+void
+profiler_free(struct profiler *prof)
+{
+	if (!prof)
+		return;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&prof->profiles, &pos, &key, &val)) {
+		struct profile *pr = (struct profile *)(uintptr_t)val;
+		write_profile(prof, pr);
+		profile_free(pr);
+	}
+	u64map_fini(&prof->profiles);
+	free(prof);
+}
+
+struct tracer_sink
+profiler_sink(struct profiler *prof)
+{
+	return (struct tracer_sink){
+		.ctx = prof,
+		.process_start = on_process_start,
+		.modules_changed = on_modules_changed,
+		.unwind = on_unwind,
+		.event = on_event,
+		.process_end = on_process_end,
+	};
+}
+
+int
+profiler_write_failures(const struct profiler *prof)
+{
+	return prof->write_failures;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The wiring of a profiling session: the tracer's events go through the
+   symbols of their process into that process's snapshot engine, and each
+   finished process's profile is written. One profile per process. */
+#ifndef HT_CLI_PROFILE_H
+#define HT_CLI_PROFILE_H
+
+#include "common/options.h"
+#include "tracer/tracer.h"
+
+struct profiler;
+
+/* A profiler for a run of ARGV with OPT (both borrowed for its life). */
+struct profiler *profiler_new(const struct ht_options *opt, char *const argv[]);
+/* Free PROF; profiles of processes still open are written first. */
+void profiler_free(struct profiler *prof);
+/* The sink to give the tracer. */
+struct tracer_sink profiler_sink(struct profiler *prof);
+/* Number of profiles that could not be written. */
+int profiler_write_failures(const struct profiler *prof);
+
+#endif

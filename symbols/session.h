@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Symbols of a live process: unwinding a captured stack into code
+   addresses with libdw, and describing those addresses as Massif does. One
+   session per traced process. */
+#ifndef HT_SYMBOLS_SESSION_H
+#define HT_SYMBOLS_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "common/symbolizer.h"
+
+struct sym_session;
+
+/* What the tracer captured at an allocator's entry: the registers and a
+   copy of the stack from REGS.rsp upwards. */
+struct sym_capture {
+	struct user_regs_struct regs;
+	const uint8_t *stack; /* LEN bytes copied from address STACK_ADDR */
+	size_t len;
+	uint64_t stack_addr;
+};
+
+/* A session for process PID, whose modules are read from /proc/PID/maps.
+   Returns NULL (and sets errno) when the process cannot be read. */
+struct sym_session *sym_session_new(pid_t pid);
+/* Free SS and everything it owns; NULL is a no-op. */
+void sym_session_free(struct sym_session *ss);
+/* A session for CHILD, a fork of SS's process: same modules and caches. */
+struct sym_session *sym_session_fork(const struct sym_session *ss, pid_t child);
+/* Re-read the process's modules (after dlopen, dlclose or exec). Addresses
+   already described keep their descriptions. */
+void sym_session_refresh(struct sym_session *ss);
+
+/* Unwind CAP into at most MAX code addresses, innermost first: PCS[0] is
+   CAP->regs.rip, each further entry a return address minus one. Memory
+   outside the captured bytes is read from the process when it still exists.
+   Returns the number of addresses (>= 1). */
+unsigned sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
+		    uint64_t *pcs, unsigned max);
+
+/* The symbolizer for SS's addresses (function names for --alloc-fn and
+   friends, Massif-style descriptions). Each distinct address is resolved
+   once, when first asked, and stays valid after the process is gone. SS
+   must outlive the returned value's use. */
+struct ht_symbolizer sym_session_symbolizer(struct sym_session *ss);
+
+#endif

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The allocator probes' stops. At an allocation's entry the stack is
+   captured and unwound (the caller's frames are intact there), the return
+   address is swapped for a trampoline, and the call is remembered; at the
+   trampoline the result is read and one event reported. Frees need only
+   their entry stop.
+
+   Calls made from inside a probed allocator (realloc(NULL) tail-jumping to
+   malloc, memalign reaching malloc, libstdc++'s operator new calling
+   malloc...) are internal: the outermost call is the one reported, with its
+   own size and stack, as Massif reports it. A call is internal when another
+   call is pending on the same thread and the new one returns either into
+   the trampoline (a tail call) or into the pending call's object. A signal
+   handler allocating while malloc is pending returns into user code, so it
+   counts as a call of its own. */
+#include "tracer_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+
+#include "common/err.h"
+#include "common/xalloc.h"
+
+/* Bytes of stack copied at each allocation; the unwinder reads the rest
+   from the stopped thread itself. */
+#define STACK_CAPTURE (16 * 1024)
+
+static void
+pending_free(struct pending_call *pc)
+{
+	free(pc->pcs);
+	pc->pcs = NULL;
+}
+
+void
+alloc_pending_clear(struct tracee *tc)
+{
+	for (size_t i = 0; i < tc->n_pending; i++)
+		pending_free(&tc->pending[i]);
+	tc->n_pending = 0;
+}
+
+/* Records whose frame lies below SP were abandoned (longjmp, exception). */
+static void
+drop_stale(struct tracee *tc, uint64_t sp)
+{
+	while (tc->n_pending && tc->pending[tc->n_pending - 1].slot < sp) {
+		pending_free(&tc->pending[tc->n_pending - 1]);
+		tc->n_pending--;
+	}
+}
+
+static bool
+is_internal(const struct tracee *tc, uint64_t ret)
+{
+	if (!tc->n_pending)
+		return false;
+	const struct pending_call *top = &tc->pending[tc->n_pending - 1];
+	return ret == tc->proc->tramp || (ret >= top->obj_lo && ret < top->obj_hi);
+}
+
+static void
+emit(struct tracer *t, struct tracee *tc, struct ht_event *ev)
+{
+	if (!tc->proc->profiling)
+		return;
+	ev->tid = (uint32_t)tc->tid;
+	ev->time = tracer_now_ms(t);
+	t->sink->event(t->sink->ctx, tc->proc->pid, ev);
+}
+
+static int
+free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
+	   struct user_regs_struct *regs)
+{
+	uint64_t ret = 0;
+	if (tc->n_pending && mem_read(tc->tid, regs->rsp, &ret, 8) != 8)
+		return -ESRCH;
+	uint64_t ptr = arch_arg(regs, 0);
+	if (ptr && !is_internal(tc, ret)) {
+		struct ht_event ev = {
+			.kind = HT_EV_FREE, .fn = pr->fn, .addr = ptr,
+		};
+		emit(t, tc, &ev);
+	}
+	return 0;
+}
+
+int
+alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
+	    struct user_regs_struct *regs)
+{
+	if (pr->role == PROBE_FREE)
+		return free_entry(t, tc, pr, regs);
+
+	static uint8_t stack[STACK_CAPTURE];
+	ssize_t n = mem_read(tc->tid, regs->rsp, stack, sizeof(stack));
+	if (n < 8)
+		return n < 0 ? (int)n : -EFAULT;
+	uint64_t ret;
+	memcpy(&ret, stack, 8);
+	drop_stale(tc, regs->rsp);
+	if (is_internal(tc, ret) || !tc->proc->tramp)
+		return 0;
+
+	struct pending_call pc = {
+		.slot = regs->rsp, .orig = ret, .fn = pr->fn,
+		.args = { arch_arg(regs, 0), arch_arg(regs, 1), arch_arg(regs, 2) },
+		.obj_lo = pr->obj_lo, .obj_hi = pr->obj_hi,
+	};
+	if (tc->proc->profiling) {
+		struct tracer_capture cap = {
+			.regs = *regs, .stack = stack, .len = (size_t)n,
+			.stack_addr = regs->rsp,
+		};
+		cap.regs.rip = pr->addr;
+		unsigned k = t->sink->unwind(t->sink->ctx, tc->proc->pid, &cap,
+					     t->pcs_scratch, t->max_pcs);
+		pc.pcs = ht_xmalloc(k * sizeof(*pc.pcs));
+		memcpy(pc.pcs, t->pcs_scratch, k * sizeof(*pc.pcs));
+		pc.npcs = k;
+	}
+	int err = mem_write(tc->tid, regs->rsp, &tc->proc->tramp, 8);
+	if (err) {
+		pending_free(&pc);
+		return err;
+	}
+	ht_xgrow((void **)&tc->pending, &tc->cap_pending, tc->n_pending + 1,
+		 sizeof(*tc->pending));
+	tc->pending[tc->n_pending++] = pc;
+	ht_debug("thread %d: %s entry, returns to 0x%llx (slot 0x%llx)",
+		 (int)tc->tid, ht_alloc_fn_name(pc.fn),
+		 (unsigned long long)pc.orig, (unsigned long long)pc.slot);
+	return 0;
+}
+
+/* Fill EV from the finished call PC whose return value is RV. Returns
+   false when the call failed and there is nothing to report. */
+static bool
+describe_result(pid_t tid, const struct pending_call *pc, uint64_t rv,
+		struct ht_event *ev)
+{
+	const uint64_t *a = pc->args;
+	ev->kind = HT_EV_ALLOC;
+	ev->fn = pc->fn;
+	ev->addr = rv;
+	switch (pc->fn) {
+	case HT_FN_CALLOC:
+		if (a[1] && a[0] > UINT64_MAX / a[1])
+			return false;
+		ev->size = a[0] * a[1];
+		break;
+	case HT_FN_MEMALIGN:
+	case HT_FN_ALIGNED_ALLOC:
+		ev->align = a[0];
+		ev->size = a[1];
+		break;
+	case HT_FN_POSIX_MEMALIGN:
+		if (rv != 0 || mem_read(tid, a[0], &ev->addr, 8) != 8)
+			return false;
+		ev->align = a[1];
+		ev->size = a[2];
+		break;
+	case HT_FN_VALLOC:
+	case HT_FN_PVALLOC:
+		ev->align = 4096;
+		ev->size = a[0];
+		break;
+	case HT_FN_REALLOC:
+	case HT_FN_REALLOCARRAY:
+		ev->kind = HT_EV_REALLOC;
+		ev->old_addr = a[0];
+		if (pc->fn == HT_FN_REALLOCARRAY) {
+			if (a[2] && a[1] > UINT64_MAX / a[2])
+				return false;
+			ev->size = a[1] * a[2];
+		} else {
+			ev->size = a[1];
+		}
+		/* NULL is a failure, except for realloc(p, 0), a free. */
+		return rv != 0 || (ev->size == 0 && a[0] != 0);
+	default:
+		ev->size = a[0];
+		break;
+	}
+	return ev->addr != 0;
+}
+
+int
+alloc_return(struct tracer *t, struct tracee *tc,
+	     struct user_regs_struct *regs)
+{
+	/* The ret popped the slot: the record's slot is just below SP. */
+	while (tc->n_pending &&
+	       tc->pending[tc->n_pending - 1].slot + 8 < regs->rsp) {
+		pending_free(&tc->pending[tc->n_pending - 1]);
+		tc->n_pending--;
+	}
+	if (!tc->n_pending || tc->pending[tc->n_pending - 1].slot + 8 != regs->rsp) {
+		ht_error("bug: thread %d returned through the trampoline "
+			 "with no call pending", (int)tc->tid);
+		return -EINVAL;
+	}
+	struct pending_call pc = tc->pending[--tc->n_pending];
+	struct ht_event ev = { .pcs = pc.pcs, .npcs = pc.npcs };
+	if (describe_result(tc->tid, &pc, arch_retval(regs), &ev))
+		emit(t, tc, &ev);
+	regs->rip = pc.orig;
+	pending_free(&pc);
+	return 0;
+}
+
+/* ---- Exit-time frees (--massif-compat=yes) ----
+   Valgrind runs libstdc++'s and glibc's freeres functions when the program
+   exits, and their frees end Massif's profile. At libc's _exit we make the
+   thread call them, in Valgrind's order, before _exit runs. */
+
+static int
+call_next_freeres(struct tracee *tc, struct user_regs_struct *regs)
+{
+	struct tproc *p = tc->proc;
+	while (tc->freeres_next < 2 && !p->freeres[tc->freeres_next])
+		tc->freeres_next++;
+	if (tc->freeres_next >= 2)
+		return 1; /* all done */
+	*regs = tc->freeres_saved;
+	/* Below the red zone, 16-byte aligned before the call pushes. */
+	uint64_t sp = ((tc->freeres_saved.rsp - 256) & ~15ULL) - 8;
+	int err = mem_write(tc->tid, sp, &p->call_tramp, 8);
+	if (err)
+		return err;
+	regs->rsp = sp;
+	regs->rip = p->freeres[tc->freeres_next++];
+	regs->orig_rax = (uint64_t)-1;
+	return 0;
+}
+
+int
+alloc_exit_hook(struct tracer *t, struct tracee *tc, const struct probe *pr,
+		struct user_regs_struct *regs)
+{
+	if (!t->opt->massif_compat || tc->in_freeres || !tc->proc->call_tramp ||
+	    !tc->proc->profiling)
+		return 1;
+	tc->in_freeres = true;
+	tc->freeres_saved = *regs;
+	tc->freeres_saved.rip = pr->addr;
+	tc->freeres_next = 0;
+	int rc = call_next_freeres(tc, regs);
+	if (rc == 1)
+		*regs = tc->freeres_saved;
+	return rc;
+}
+
+int
+alloc_call_return(struct tracer *t, struct tracee *tc,
+		  struct user_regs_struct *regs)
+{
+	(void)t;
+	if (!tc->in_freeres)
+		return -EINVAL;
+	int rc = call_next_freeres(tc, regs);
+	if (rc == 1)
+		*regs = tc->freeres_saved; /* back at _exit's probe */
+	return rc;
+}

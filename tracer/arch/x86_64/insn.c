@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* x86-64 displaced instructions: classify what an int3 covers, then build
+   its out-of-line slot (the copy with its RIP-relative displacement
+   re-targeted, and a jump back) or record how to emulate it (direct jmp,
+   call, jcc). Capstone decodes; every byte patched here is cross-checked
+   against the raw encoding, because the decoder's details are not always
+   right (4.0.2 reports a 2-byte displacement for VEX [rip+disp32]). */
+#include "tracer/arch/arch.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+const uint8_t arch_breakpoint_insn[] = { 0xcc };
+const size_t arch_breakpoint_len = sizeof(arch_breakpoint_insn);
+
+#define JMP_REL32_LEN 5  /* e9 rel32 */
+#define JMP_ABS_LEN 14   /* ff 25 00000000, then the 8-byte target */
+
+/* The EFLAGS bits condition codes read. */
+#define FL_CF (1u << 0)
+#define FL_PF (1u << 2)
+#define FL_ZF (1u << 6)
+#define FL_SF (1u << 7)
+#define FL_OF (1u << 11)
+
+struct ctx {
+	csh cs;
+	const cs_insn *insn;
+	const uint8_t *code;
+	uint64_t addr;
+	struct arch_displaced *out;
+	char *err;
+	size_t errlen;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+refuse(const struct ctx *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->err && c->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(c->err, c->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static int32_t
+get32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			 (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+static bool
+fits_rel32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+static bool
+is_legacy_prefix(uint8_t b)
+{
+	switch (b) {
+	case 0xf0: case 0xf2: case 0xf3:
+	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+	case 0x66: case 0x67:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Number of legacy prefix bytes before the REX/opcode; *LOCK tells whether
+   one of them is LOCK. Capstone keeps only one of LOCK/REP/REPNE, so
+   "xacquire lock" would hide the LOCK from it. */
+static size_t
+count_prefixes(const uint8_t *code, size_t len, bool *lock)
+{
+	size_t n = 0;
+
+	*lock = false;
+	while (n < len && is_legacy_prefix(code[n])) {
+		if (code[n] == 0xf0)
+			*lock = true;
+		n++;
+	}
+	return n;
+}
+
+static bool
+in_group(const struct ctx *c, cs_group_type g)
+{
+	return cs_insn_group(c->cs, c->insn, g);
+}
+
+/* Privileged or I/O instructions Capstone 4 leaves out of
+   CS_GRP_PRIVILEGE. */
+static bool
+is_privileged(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_IN: case X86_INS_INSB: case X86_INS_INSW:
+	case X86_INS_INSD: case X86_INS_OUT: case X86_INS_OUTSB:
+	case X86_INS_OUTSW: case X86_INS_OUTSD: case X86_INS_RDMSR:
+	case X86_INS_WRMSR: case X86_INS_SWAPGS: case X86_INS_CLTS:
+	case X86_INS_INVD: case X86_INS_WBINVD: case X86_INS_INVLPG:
+	case X86_INS_INVLPGA: case X86_INS_LGDT: case X86_INS_LIDT:
+	case X86_INS_LLDT: case X86_INS_LTR: case X86_INS_LMSW:
+	case X86_INS_HLT: case X86_INS_CLI: case X86_INS_STI:
+	case X86_INS_XSETBV: case X86_INS_VMCALL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* 0, or the reason why the instruction must not be displaced at all. */
+static int
+check_refused(const struct ctx *c)
+{
+	const char *t = c->out->text;
+	unsigned int id = c->insn->id;
+	bool lock;
+
+	count_prefixes(c->code, c->insn->size, &lock);
+	if (lock || c->insn->detail->x86.prefix[0] == X86_PREFIX_LOCK)
+		return refuse(c, -ENOTSUP,
+			      "%s: LOCK-prefixed instructions are refused", t);
+	if (id == X86_INS_INT3)
+		return refuse(c, -ENOTSUP,
+			      "%s: already a breakpoint (another debugger?)", t);
+	if (id == X86_INS_SYSCALL || id == X86_INS_SYSENTER)
+		return refuse(c, -ENOTSUP,
+			      "%s: system calls are refused (their stops and restarts would be seen in the slot)",
+			      t);
+	if (in_group(c, CS_GRP_INT))
+		return refuse(c, -ENOTSUP, "%s: software interrupts are refused",
+			      t);
+	if (in_group(c, CS_GRP_IRET) || in_group(c, CS_GRP_PRIVILEGE) ||
+	    is_privileged(id))
+		return refuse(c, -ENOTSUP,
+			      "%s: privileged instructions are refused", t);
+	switch (id) {
+	case X86_INS_LJMP: case X86_INS_LCALL:
+	case X86_INS_RETF: case X86_INS_RETFQ:
+		return refuse(c, -ENOTSUP,
+			      "%s: far control transfers are refused", t);
+	case X86_INS_XBEGIN:
+		return refuse(c, -ENOTSUP,
+			      "%s: its abort address is RIP-relative and cannot be moved",
+			      t);
+	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
+	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JRCXZ:
+		return refuse(c, -ENOTSUP, "%s: loop and jrcxz are not emulated",
+			      t);
+	default:
+		break;
+	}
+	if (in_group(c, CS_GRP_CALL) && !in_group(c, CS_GRP_BRANCH_RELATIVE))
+		return refuse(c, -ENOTSUP,
+			      "%s: an indirect call run out of line would return into the slot",
+			      t);
+	return 0;
+}
+
+/* Direct jmp, call and jcc: decoded from the raw bytes (prefixes allowed:
+   bnd and the branch hints), then checked against the decoder's target. */
+static int
+prepare_emulation(const struct ctx *c)
+{
+	struct arch_displaced *d = c->out;
+	const cs_x86 *x = &c->insn->detail->x86;
+	const uint8_t *p;
+	size_t npfx, oplen = 1, rellen;
+	bool lock;
+
+	npfx = count_prefixes(c->code, d->len, &lock);
+	for (size_t i = 0; i < npfx; i++)
+		if (c->code[i] != 0xf2 && c->code[i] != 0x2e && c->code[i] != 0x3e)
+			return refuse(c, -ENOTSUP,
+				      "%s: prefix %02x on a relative branch is not emulated",
+				      d->text, c->code[i]);
+	p = c->code + npfx;
+	if (p[0] == 0xeb || p[0] == 0xe9) {
+		d->op = ARCH_EMULATE_JMP;
+		rellen = p[0] == 0xeb ? 1 : 4;
+	} else if (p[0] == 0xe8) {
+		d->op = ARCH_EMULATE_CALL;
+		rellen = 4;
+	} else if (p[0] >= 0x70 && p[0] <= 0x7f) {
+		d->op = ARCH_EMULATE_JCC;
+		d->cond = p[0] & 0x0f;
+		rellen = 1;
+	} else if (p[0] == 0x0f && npfx + 1 < d->len && p[1] >= 0x80 &&
+		   p[1] <= 0x8f) {
+		d->op = ARCH_EMULATE_JCC;
+		d->cond = p[1] & 0x0f;
+		oplen = 2;
+		rellen = 4;
+	} else {
+		return refuse(c, -ENOTSUP, "%s: relative branch not emulated",
+			      d->text);
+	}
+	if (npfx + oplen + rellen != d->len)
+		return refuse(c, -EILSEQ, "%s: unexpected branch encoding",
+			      d->text);
+	d->rel = rellen == 1 ? (int8_t)p[oplen] : get32(p + oplen);
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM ||
+	    (uint64_t)x->operands[0].imm !=
+		    c->addr + d->len + (uint64_t)(int64_t)d->rel)
+		return refuse(c, -EILSEQ,
+			      "%s: decoder and encoding disagree on the target",
+			      d->text);
+	d->kind = ARCH_DISPLACED_EMULATE;
+	return 0;
+}
+
+/* The memory operand based on RIP or EIP, or NULL. */
+static const cs_x86_op *
+ip_relative_operand(const cs_x86 *x)
+{
+	for (int i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (op->type == X86_OP_MEM && (op->mem.base == X86_REG_RIP ||
+					       op->mem.base == X86_REG_EIP))
+			return op;
+	}
+	return NULL;
+}
+
+/* Re-target the copy's [rip+disp32] so that, run from SLOT_ADDR, it reaches
+   the same absolute address. With no SIB byte, mod=00 rm=101 is the only
+   RIP-relative form and its disp32 follows the ModRM byte directly; both the
+   decoder and that byte must agree before anything is patched. */
+static int
+retarget_rip_relative(const struct ctx *c, uint64_t slot_addr)
+{
+	struct arch_displaced *d = c->out;
+	const cs_x86 *x = &c->insn->detail->x86;
+	const cs_x86_op *op = ip_relative_operand(x);
+	size_t modrm = x->encoding.modrm_offset, off = modrm + 1;
+	bool modrm_says = modrm && modrm < d->len &&
+			  (c->code[modrm] & 0xc7) == 0x05;
+	uint64_t target;
+	int64_t disp;
+
+	if (!op && !modrm_says)
+		return 0;
+	if (!op || !modrm_says)
+		return refuse(c, -EILSEQ,
+			      "%s: decoder and ModRM byte disagree on RIP-relative addressing",
+			      d->text);
+	if (op->mem.base == X86_REG_EIP || x->addr_size != 8)
+		return refuse(c, -ENOTSUP,
+			      "%s: 32-bit (EIP-relative) addressing is refused",
+			      d->text);
+	if (off + 4 > d->len || x->encoding.disp_offset != off ||
+	    get32(c->code + off) != op->mem.disp)
+		return refuse(c, -EILSEQ,
+			      "%s: decoder and encoding disagree on the displacement",
+			      d->text);
+	target = c->addr + d->len + (uint64_t)op->mem.disp;
+	disp = (int64_t)(target - (slot_addr + d->len));
+	if (!fits_rel32(disp))
+		return refuse(c, -ERANGE,
+			      "%s: its RIP-relative target %#llx is out of rel32 reach of the slot at %#llx",
+			      d->text, (unsigned long long)target,
+			      (unsigned long long)slot_addr);
+	put32(d->slot + off, (uint32_t)disp);
+	d->rip_relative = true;
+	return 0;
+}
+
+/* The jump from the end of the copy back to ADDR + len: rel32 when in
+   reach, else jmp [rip+0] followed by the absolute target. */
+static void
+append_jump_back(struct arch_displaced *d, uint64_t addr, uint64_t slot_addr)
+{
+	uint64_t back = addr + d->len;
+	uint8_t *p = d->slot + d->len;
+	int64_t rel = (int64_t)(back - (slot_addr + d->len + JMP_REL32_LEN));
+
+	if (fits_rel32(rel)) {
+		p[0] = 0xe9;
+		put32(p + 1, (uint32_t)rel);
+		d->slot_len = d->len + JMP_REL32_LEN;
+	} else {
+		p[0] = 0xff;
+		p[1] = 0x25;
+		put32(p + 2, 0);
+		put64(p + 6, back);
+		d->slot_len = d->len + JMP_ABS_LEN;
+	}
+}
+
+static int
+prepare_xol(const struct ctx *c, uint64_t slot_addr)
+{
+	struct arch_displaced *d = c->out;
+	int ret;
+
+	memcpy(d->slot, c->code, d->len);
+	ret = retarget_rip_relative(c, slot_addr);
+	if (ret)
+		return ret;
+	append_jump_back(d, c->addr, slot_addr);
+	d->kind = ARCH_DISPLACED_XOL;
+	return 0;
+}
+
+static int
+classify(struct ctx *c, uint64_t slot_addr)
+{
+	struct arch_displaced *d = c->out;
+	const cs_insn *insn = c->insn;
+	int ret;
+
+	d->len = insn->size;
+	memcpy(d->orig, c->code, d->len);
+	ret = snprintf(d->text, sizeof(d->text), "%s%s%s", insn->mnemonic,
+		       insn->op_str[0] ? " " : "", insn->op_str);
+	if (ret < 0)
+		d->text[0] = '\0';
+	ret = check_refused(c);
+	if (ret)
+		return ret;
+	if (in_group(c, CS_GRP_BRANCH_RELATIVE))
+		return prepare_emulation(c);
+	return prepare_xol(c, slot_addr);
+}
+
+int
+arch_displace(const uint8_t *code, size_t len, uint64_t addr,
+	      uint64_t slot_addr, struct arch_displaced *out, char *err,
+	      size_t errlen)
+{
+	struct ctx c = { .code = code, .addr = addr, .out = out, .err = err,
+			 .errlen = errlen };
+	cs_insn *insn;
+	int ret;
+
+	if (!code || !out || len == 0)
+		return refuse(&c, -EINVAL, "no instruction bytes");
+	memset(out, 0, sizeof(*out));
+	if (len > ARCH_MAX_INSN)
+		len = ARCH_MAX_INSN;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c.cs) != CS_ERR_OK)
+		return refuse(&c, -ENOMEM, "cannot start the Capstone decoder");
+	cs_option(c.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (cs_disasm(c.cs, code, len, addr, 1, &insn) != 1) {
+		ret = refuse(&c, -EILSEQ,
+			     "undecodable instruction (first byte %02x) at %#llx",
+			     code[0], (unsigned long long)addr);
+	} else {
+		c.insn = insn;
+		ret = classify(&c, slot_addr);
+		cs_free(insn, 1);
+	}
+	cs_close(&c.cs);
+	return ret;
+}
+
+/* Condition code CC (the low nibble of jcc) against EFLAGS FL: even codes
+   test a condition, odd ones its negation. */
+static bool
+cond_holds(unsigned int cc, uint64_t fl)
+{
+	bool cf = fl & FL_CF, pf = fl & FL_PF, zf = fl & FL_ZF;
+	bool sf = fl & FL_SF, of = fl & FL_OF;
+	bool r;
+
+	switch (cc >> 1) {
+	case 0: r = of; break;             /* jo */
+	case 1: r = cf; break;             /* jb */
+	case 2: r = zf; break;             /* je */
+	case 3: r = cf || zf; break;       /* jbe */
+	case 4: r = sf; break;             /* js */
+	case 5: r = pf; break;             /* jp */
+	case 6: r = sf != of; break;       /* jl */
+	default: r = zf || sf != of; break; /* jle */
+	}
+	return (cc & 1) ? !r : r;
+}
+
+int
+arch_emulate(const struct arch_displaced *d, uint64_t addr,
+	     struct user_regs_struct *regs, uint64_t *push)
+{
+	uint64_t next = addr + d->len;
+	uint64_t target = next + (uint64_t)(int64_t)d->rel;
+
+	if (d->kind != ARCH_DISPLACED_EMULATE)
+		return -EINVAL;
+	switch (d->op) {
+	case ARCH_EMULATE_JMP:
+		regs->rip = target;
+		return 0;
+	case ARCH_EMULATE_CALL:
+		regs->rsp -= 8;
+		*push = next;
+		regs->rip = target;
+		return 1;
+	case ARCH_EMULATE_JCC:
+		regs->rip = cond_holds(d->cond, regs->eflags) ? target : next;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+uint64_t
+arch_xol_orig_pc(const struct arch_displaced *d, uint64_t addr,
+		 uint64_t slot_addr, uint64_t pc)
+{
+	if (d->kind != ARCH_DISPLACED_XOL || pc < slot_addr ||
+	    pc >= slot_addr + d->slot_len)
+		return pc;
+	/* Instructions complete or not at all: the only stops inside a slot
+	   are before the copy and at the jump back. */
+	return pc < slot_addr + d->len ? addr : addr + d->len;
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ELF symbol lookup with libelf: an open object keeps its file, its PT_LOAD
+   headers and where its .dynsym (with .gnu.version) and .symtab are, and
+   answers name lookups by scanning them. A scan is linear: probes are
+   planted a few dozen times per object, and libc's .dynsym has about 3000
+   entries, so an index would cost more than it saves. */
+#include "tracer/elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/xalloc.h"
+
+/* One symbol table and, for .dynsym, its version indexes. */
+struct symtab {
+	Elf_Data *syms;
+	size_t count;
+	size_t strndx;       /* section of the names */
+	Elf_Data *versym;    /* NULL: every symbol has the default version */
+};
+
+struct elf_object {
+	int fd;
+	Elf *elf;
+	uint16_t type;       /* e_type */
+	uint64_t entry;
+	bool interp;
+	GElf_Phdr *loads;    /* the PT_LOAD headers, in file order */
+	size_t nloads;
+	struct symtab dynsym, symtab;
+};
+
+static void
+load_phdrs(struct elf_object *obj)
+{
+	size_t n = 0;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(obj->elf, &n) != 0)
+		return;
+	obj->loads = ht_xcalloc(n ? n : 1, sizeof(*obj->loads));
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(obj->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_INTERP)
+			obj->interp = true;
+		else if (ph.p_type == PT_LOAD)
+			obj->loads[obj->nloads++] = ph;
+	}
+}
+
+static void
+load_symtab(struct symtab *t, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+
+	if (!data || sh->sh_entsize == 0 || t->syms)
+		return;
+	t->syms = data;
+	t->count = sh->sh_size / sh->sh_entsize;
+	t->strndx = sh->sh_link;
+}
+
+/* Find .dynsym, .symtab and .gnu.version. The version section is kept
+   only if it has one entry per .dynsym symbol, as the format requires. */
+static void
+load_sections(struct elf_object *obj)
+{
+	Elf_Scn *scn = NULL, *versym = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(obj->elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM)
+			load_symtab(&obj->dynsym, scn, &sh);
+		else if (sh.sh_type == SHT_SYMTAB)
+			load_symtab(&obj->symtab, scn, &sh);
+		else if (sh.sh_type == SHT_GNU_versym)
+			versym = scn;
+	}
+	if (versym && obj->dynsym.syms) {
+		Elf_Data *data = elf_getdata(versym, NULL);
+
+		if (data && data->d_size / sizeof(GElf_Versym) ==
+				    obj->dynsym.count)
+			obj->dynsym.versym = data;
+	}
+}
+
+struct elf_object *
+elf_object_open(const char *path)
+{
+	struct elf_object *obj;
+	struct stat st;
+	GElf_Ehdr eh;
+	int fd, saved;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0)
+		saved = errno;
+	else if (!S_ISREG(st.st_mode))
+		saved = S_ISDIR(st.st_mode) ? EISDIR : ENOEXEC;
+	else
+		saved = 0;
+	if (saved) {
+		close(fd);
+		errno = saved;
+		return NULL;
+	}
+	obj = ht_xcalloc(1, sizeof(*obj));
+	obj->fd = fd;
+	obj->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!obj->elf || elf_kind(obj->elf) != ELF_K_ELF ||
+	    !gelf_getehdr(obj->elf, &eh)) {
+		elf_object_close(obj);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	obj->type = eh.e_type;
+	obj->entry = eh.e_entry;
+	load_phdrs(obj);
+	load_sections(obj);
+	return obj;
+}
+
+void
+elf_object_close(struct elf_object *obj)
+{
+	if (!obj)
+		return;
+	if (obj->elf)
+		elf_end(obj->elf);
+	close(obj->fd);
+	free(obj->loads);
+	free(obj);
+}
+
+bool
+elf_object_is_dyn(const struct elf_object *obj)
+{
+	return obj->type == ET_DYN;
+}
+
+bool
+elf_object_has_interp(const struct elf_object *obj)
+{
+	return obj->interp;
+}
+
+/* How well NAMED matches the wanted base name NAME: 0 not at all, else
+   higher is better. In .symtab a version may be spelled into the name
+   (name@V hidden, name@@V default); in .dynsym it is in .gnu.version. */
+static int
+name_rank(const char *named, const char *name, size_t namelen,
+	  bool hidden)
+{
+	if (strncmp(named, name, namelen) != 0)
+		return 0;
+	named += namelen;
+	if (named[0] == '@')
+		hidden = named[1] != '@';
+	else if (named[0] != '\0')
+		return 0;
+	return hidden ? 1 : 2;
+}
+
+/* The rank of symbol I of table T as a definition of NAME, 0 if it is
+   not one; the best rank comes first, then global or weak binding. */
+static int
+sym_rank(const struct elf_object *obj, const struct symtab *t, size_t i,
+	 const char *name, size_t namelen, GElf_Sym *sym)
+{
+	GElf_Versym ver = 1;
+	int type, rank;
+	const char *named;
+
+	if (!gelf_getsym(t->syms, (int)i, sym) || sym->st_shndx == SHN_UNDEF)
+		return 0;
+	type = GELF_ST_TYPE(sym->st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return 0;
+	named = elf_strptr(obj->elf, t->strndx, sym->st_name);
+	if (!named)
+		return 0;
+	if (t->versym && !gelf_getversym(t->versym, (int)i, &ver))
+		return 0;
+	/* VER_NDX_LOCAL: reduced to local by a version script, not bound by
+	   ld.so from outside. */
+	if ((ver & 0x7fff) == VER_NDX_LOCAL && t->versym)
+		return 0;
+	rank = name_rank(named, name, namelen, ver & 0x8000);
+	if (!rank)
+		return 0;
+	return rank * 2 + (GELF_ST_BIND(sym->st_info) != STB_LOCAL);
+}
+
+static int
+find_in(const struct elf_object *obj, const struct symtab *t,
+	const char *name, struct elf_symbol *out)
+{
+	size_t namelen = strlen(name);
+	int best = 0;
+	GElf_Sym sym, bsym = { 0 };
+
+	if (!t->syms)
+		return -ENOENT;
+	for (size_t i = 0; i < t->count && i <= INT_MAX; i++) {
+		int r = sym_rank(obj, t, i, name, namelen, &sym);
+
+		if (r > best) {
+			best = r;
+			bsym = sym;
+		}
+	}
+	if (!best)
+		return -ENOENT;
+	out->vaddr = bsym.st_value;
+	out->size = bsym.st_size;
+	out->ifunc = GELF_ST_TYPE(bsym.st_info) == STT_GNU_IFUNC;
+	out->dynamic = t == &obj->dynsym;
+	return 0;
+}
+
+int
+elf_object_find(const struct elf_object *obj, const char *name,
+		struct elf_symbol *out)
+{
+	if (!name[0])
+		return -ENOENT;
+	if (find_in(obj, &obj->dynsym, name, out) == 0)
+		return 0;
+	return find_in(obj, &obj->symtab, name, out);
+}
+
+int
+elf_object_lookup(const struct elf_object *obj, const char *name,
+		  uint64_t *vaddr)
+{
+	struct elf_symbol s;
+	int ret = elf_object_find(obj, name, &s);
+
+	if (ret)
+		return ret;
+	if (s.ifunc)
+		return -ENOTSUP;
+	*vaddr = s.vaddr;
+	return 0;
+}
+
+/* The PT_LOAD whose file bytes hold VADDR, or NULL. */
+static const GElf_Phdr *
+load_of_vaddr(const struct elf_object *obj, uint64_t vaddr)
+{
+	for (size_t i = 0; i < obj->nloads; i++) {
+		const GElf_Phdr *ph = &obj->loads[i];
+
+		if (vaddr >= ph->p_vaddr && vaddr - ph->p_vaddr < ph->p_filesz)
+			return ph;
+	}
+	return NULL;
+}
+
+int
+elf_object_vaddr_to_offset(const struct elf_object *obj, uint64_t vaddr,
+			   uint64_t *offset)
+{
+	const GElf_Phdr *ph = load_of_vaddr(obj, vaddr);
+
+	if (!ph)
+		return -ENOENT;
+	*offset = ph->p_offset + (vaddr - ph->p_vaddr);
+	return 0;
+}
+
+int
+elf_object_read(const struct elf_object *obj, uint64_t vaddr, void *buf,
+		size_t len)
+{
+	const GElf_Phdr *ph = load_of_vaddr(obj, vaddr);
+	uint64_t room;
+	ssize_t n;
+
+	if (!ph)
+		return -ENOENT;
+	room = ph->p_filesz - (vaddr - ph->p_vaddr);
+	if (len > room)
+		len = room;
+	if (len > INT_MAX)
+		len = INT_MAX;
+	do
+		n = pread(obj->fd, buf, len,
+			  (off_t)(ph->p_offset + (vaddr - ph->p_vaddr)));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n ? (int)n : -EIO;
+}
+
+static uint64_t
+page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (uint64_t)ps : 4096;
+}
+
+uint64_t
+elf_object_first_vaddr(const struct elf_object *obj)
+{
+	uint64_t lowest = UINT64_MAX;
+
+	for (size_t i = 0; i < obj->nloads; i++)
+		if (obj->loads[i].p_vaddr < lowest)
+			lowest = obj->loads[i].p_vaddr;
+	if (lowest == UINT64_MAX)
+		return 0;
+	return lowest & ~(page_size() - 1);
+}
+
+uint64_t
+elf_object_entry(const struct elf_object *obj)
+{
+	return obj->entry;
+}
+
+/* A mapping starts at a page boundary of some PT_LOAD's file range; when
+   two segments share the page that holds OFFSET, the one that starts
+   there (its first page) is the one mapped, else any that covers it. */
+int
+elf_object_bias_from_mapping(const struct elf_object *obj, uint64_t start,
+			     uint64_t offset, uint64_t *bias)
+{
+	uint64_t mask = ~(page_size() - 1);
+	const GElf_Phdr *hit = NULL;
+
+	for (size_t i = 0; i < obj->nloads; i++) {
+		const GElf_Phdr *ph = &obj->loads[i];
+		uint64_t first = ph->p_offset & mask;
+
+		if (offset < first || offset >= ph->p_offset + ph->p_filesz)
+			continue;
+		if (offset == first) {
+			hit = ph;
+			break;
+		}
+		if (!hit)
+			hit = ph;
+	}
+	if (!hit)
+		return -ENOENT;
+	/* The vaddr at OFFSET, which may lie before p_vaddr when OFFSET is
+	   the page-aligned start: unsigned arithmetic wraps correctly. */
+	*bias = start - (hit->p_vaddr + offset - hit->p_offset);
+	return 0;
+}

@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The event loop: one waitpid for every thread of every traced process,
+   each stop classified, handled, and the thread resumed exactly as it would
+   have run without us (signals passed on, group-stops kept, exit statuses
+   reported). */
+#include "tracer_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/xalloc.h"
+
+#define TRACE_OPTIONS                                                       \
+	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |   \
+	 PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+
+const char *
+tracer_backend_name(void)
+{
+	return "ptrace breakpoints";
+}
+
+static void
+resume(struct tracee *tc, int sig)
+{
+	/* ESRCH: the thread died meanwhile; its exit is reported next. */
+	ptrace(PTRACE_CONT, tc->tid, NULL, (void *)(uintptr_t)sig);
+}
+
+static void
+set_regs_and_resume(struct tracee *tc, struct user_regs_struct *regs)
+{
+	if (ptrace(PTRACE_SETREGS, tc->tid, NULL, regs) == 0)
+		resume(tc, 0);
+}
+
+static void
+start_profile(struct tracer *t, struct tproc *p, pid_t parent)
+{
+	p->profiling = true;
+	t->sink->process_start(t->sink->ctx, p->pid, parent, tracer_now_ms(t));
+}
+
+static void
+end_profile(struct tracer *t, struct tproc *p)
+{
+	if (!p->profiling)
+		return;
+	p->profiling = false;
+	t->sink->process_end(t->sink->ctx, p->pid);
+}
+
+/* ---- Breakpoint stops ---- */
+
+static bool
+on_probe(struct tracer *t, struct tracee *tc, struct probe *pr,
+	 struct user_regs_struct *regs)
+{
+	struct tproc *p = tc->proc;
+	int rc = 0;
+	regs->rip = pr->addr;
+	ht_debug("thread %d: hit %s at 0x%llx sp 0x%llx", (int)tc->tid,
+		 ht_alloc_fn_name(pr->fn), (unsigned long long)pr->addr,
+		 (unsigned long long)regs->rsp);
+	switch (pr->role) {
+	case PROBE_ALLOC:
+	case PROBE_FREE:
+		rc = alloc_entry(t, tc, pr, regs);
+		break;
+	case PROBE_DEBUG_STATE:
+		rc = loader_debug_state(t, p, tc->tid);
+		/* Planting injected syscalls: the registers moved meanwhile
+		   only in the restored copy, so REGS is still right. */
+		break;
+	case PROBE_EXIT:
+		rc = alloc_exit_hook(t, tc, pr, regs);
+		if (rc == 0) {
+			set_regs_and_resume(tc, regs);
+			return true;
+		}
+		rc = 0;
+		break;
+	}
+	if (rc == -ESRCH)
+		return true;
+	if (rc)
+		ht_debug("probe %s in %d: %s", ht_alloc_fn_name(pr->fn),
+			 (int)tc->tid, ht_strerror(rc));
+	if (probe_step_over(p, tc->tid, pr, regs) == 0)
+		set_regs_and_resume(tc, regs);
+	return true;
+}
+
+/* A SIGTRAP: ours when it comes from a probe or a trampoline. */
+static bool
+on_trap(struct tracer *t, struct tracee *tc)
+{
+	struct tproc *p = tc->proc;
+	struct user_regs_struct regs;
+	if (!p || ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) < 0)
+		return false;
+	uint64_t at = regs.rip - 1;
+	if (p->tramp && at == p->tramp) {
+		if (alloc_return(t, tc, &regs) == 0)
+			set_regs_and_resume(tc, &regs);
+		return true;
+	}
+	if (p->call_tramp && at == p->call_tramp) {
+		if (alloc_call_return(t, tc, &regs) >= 0)
+			set_regs_and_resume(tc, &regs);
+		return true;
+	}
+	struct probe *found = probe_find(p, at);
+	if (!found)
+		return false;
+	/* A copy: handling the stop may plant probes and move the table. */
+	struct probe pr = *found;
+	return on_probe(t, tc, &pr, &regs);
+}
+
+/* ---- New threads and processes ---- */
+
+static void
+copy_pending(struct tracee *dst, const struct tracee *src)
+{
+	/* A fork child's stack holds the same hijacked return addresses. */
+	for (size_t i = 0; i < src->n_pending; i++) {
+		struct pending_call pc = src->pending[i];
+		pc.pcs = NULL;
+		pc.npcs = 0;
+		if (src->pending[i].npcs) {
+			pc.pcs = ht_xmalloc(src->pending[i].npcs * sizeof(*pc.pcs));
+			memcpy(pc.pcs, src->pending[i].pcs,
+			       src->pending[i].npcs * sizeof(*pc.pcs));
+			pc.npcs = src->pending[i].npcs;
+		}
+		ht_xgrow((void **)&dst->pending, &dst->cap_pending,
+			 dst->n_pending + 1, sizeof(*dst->pending));
+		dst->pending[dst->n_pending++] = pc;
+	}
+}
+
+static void
+on_new_task(struct tracer *t, struct tracee *tc, int event)
+{
+	unsigned long msg;
+	if (ptrace(PTRACE_GETEVENTMSG, tc->tid, NULL, &msg) < 0)
+		return;
+	pid_t child = (pid_t)msg;
+	struct tproc *p = tc->proc;
+	if (event != PTRACE_EVENT_CLONE) {
+		p = proc_fork(t, tc->proc, child);
+		if (tc->proc->profiling)
+			start_profile(t, p, tc->proc->pid);
+	}
+	struct tracee *ntc = tracee_get(t, child);
+	if (ntc && ntc->held) {
+		/* Its first stop came before this event: release it. */
+		ntc->proc = p;
+		p->n_threads++;
+		ntc->held = false;
+		if (event != PTRACE_EVENT_CLONE)
+			copy_pending(ntc, tc);
+		resume(ntc, 0);
+		return;
+	}
+	if (!ntc)
+		ntc = tracee_add(t, child, p);
+	ntc->first_stop_pending = true;
+	if (event != PTRACE_EVENT_CLONE)
+		copy_pending(ntc, tc);
+}
+
+/* ---- exec ---- */
+
+static void
+drop_other_threads(struct tracer *t, struct tproc *p, pid_t keep)
+{
+	/* execve leaves one thread; the others vanish without a report. */
+	size_t pos = 0;
+	uint64_t key, val;
+	pid_t *gone = NULL;
+	size_t n = 0, cap = 0;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *o = (struct tracee *)(uintptr_t)val;
+		if (o->proc == p && o->tid != keep) {
+			ht_xgrow((void **)&gone, &cap, n + 1, sizeof(*gone));
+			gone[n++] = o->tid;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		tracee_remove(t, tracee_get(t, gone[i]));
+	free(gone);
+}
+
+static void
+on_exec(struct tracer *t, struct tracee *tc)
+{
+	struct tproc *p = tc->proc;
+	drop_other_threads(t, p, tc->tid);
+	alloc_pending_clear(tc);
+	bool initial = !p->setup_done && !p->profiling && !t->started;
+	if (!initial) {
+		end_profile(t, p);
+		if (!t->opt->trace_children) {
+			/* Valgrind stops following a program at its exec. */
+			ptrace(PTRACE_DETACH, tc->tid, NULL, NULL);
+			tracee_remove(t, tc);
+			if (p->n_threads == 0)
+				proc_free(t, p);
+			return;
+		}
+	}
+	t->started = true;
+	proc_exec_reset(p);
+	int err = loader_setup_exec(t, p, tc->tid);
+	if (err)
+		ht_warn("process %d: cannot plant probes: %s", (int)p->pid,
+			ht_strerror(err));
+	start_profile(t, p, initial ? 0 : p->pid);
+	resume(tc, 0);
+}
+
+/* ---- Exits ---- */
+
+static void
+record_result(struct tracer *t, int status)
+{
+	t->target_done = true;
+	if (WIFEXITED(status)) {
+		t->result.exit_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		t->result.signaled = true;
+		t->result.signal = WTERMSIG(status);
+		t->result.exit_status = 128 + WTERMSIG(status);
+	}
+}
+
+static void
+on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
+{
+	struct tproc *p = tc ? tc->proc : NULL;
+	if (tc)
+		tracee_remove(t, tc);
+	if (tid == t->target)
+		record_result(t, status);
+	if (p && tid == p->pid) {
+		end_profile(t, p);
+		proc_free(t, p);
+	}
+}
+
+static bool
+is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+static void
+on_stop(struct tracer *t, struct tracee *tc, int status)
+{
+	int sig = WSTOPSIG(status);
+	int event = status >> 16;
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		on_new_task(t, tc, event);
+		resume(tc, 0);
+		return;
+	case PTRACE_EVENT_EXEC:
+		on_exec(t, tc);
+		return;
+	case PTRACE_EVENT_STOP:
+		if (tc->first_stop_pending) {
+			tc->first_stop_pending = false;
+			resume(tc, 0);
+		} else if (is_stop_signal(sig)) {
+			/* A group-stop: stay stopped until SIGCONT. */
+			ptrace(PTRACE_LISTEN, tc->tid, NULL, NULL);
+		} else {
+			resume(tc, 0);
+		}
+		return;
+	case 0:
+		if (sig == SIGTRAP && on_trap(t, tc))
+			return;
+		if (sig == SIGSEGV || sig == SIGILL || sig == SIGBUS) {
+			struct user_regs_struct r;
+			if (ptrace(PTRACE_GETREGS, tc->tid, NULL, &r) == 0)
+				ht_debug("thread %d: signal %d at pc 0x%llx sp 0x%llx",
+					 (int)tc->tid, sig,
+					 (unsigned long long)r.rip,
+					 (unsigned long long)r.rsp);
+			if (getenv("HEAPTRACE_DEBUG_MAPS")) {
+				char cmd[64];
+				snprintf(cmd, sizeof(cmd), "cat /proc/%d/maps >&2",
+					 (int)tc->tid);
+				if (system(cmd)) {}
+			}
+		}
+		ht_debug("thread %d: signal %d passed on", (int)tc->tid, sig);
+		resume(tc, sig);
+		return;
+	default:
+		resume(tc, 0);
+		return;
+	}
+}
+
+static void
+dispatch(struct tracer *t, pid_t tid, int status)
+{
+	struct tracee *tc = tracee_get(t, tid);
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		on_gone(t, tc, tid, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (!tc) {
+		/* A new thread or child reporting before its creator's
+		   event: hold it until we know which process it joins. */
+		tc = tracee_add(t, tid, NULL);
+		tc->held = true;
+		return;
+	}
+	on_stop(t, tc, status);
+}
+
+/* ---- Start ---- */
+
+static void
+child_exec(char *const argv[], int sync_fd, int err_fd)
+{
+	char c;
+	if (read(sync_fd, &c, 1) != 1)
+		_exit(127);
+	execvp(argv[0], argv);
+	int e = errno;
+	ssize_t w = write(err_fd, &e, sizeof(e));
+	(void)w;
+	_exit(127);
+}
+
+static int
+spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
+      size_t errlen)
+{
+	int sync[2], errp[2];
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (pid == 0) {
+		close(sync[1]);
+		close(errp[0]);
+		child_exec(argv, sync[0], errp[1]);
+	}
+	close(sync[0]);
+	close(errp[1]);
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)TRACE_OPTIONS) < 0) {
+		int e = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "cannot trace the program: %s%s",
+			 strerror(e),
+			 e == EPERM ? " (is ptrace forbidden here?)" : "");
+		close(sync[1]);
+		close(errp[0]);
+		return -e;
+	}
+	t->target = pid;
+	struct tproc *p = proc_new(t, pid);
+	tracee_add(t, pid, p);
+	ssize_t w = write(sync[1], "x", 1);
+	(void)w;
+	close(sync[1]);
+	*err_fd = errp[0];
+	return 0;
+}
+
+static void
+tracer_fini(struct tracer *t)
+{
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		alloc_pending_clear(tc);
+		free(tc->pending);
+		free(tc);
+	}
+	pos = 0;
+	while (u64map_next(&t->procs, &pos, &key, &val))
+		proc_free(t, (struct tproc *)(uintptr_t)val), pos = 0;
+	u64map_fini(&t->tracees);
+	u64map_fini(&t->procs);
+	free(t->pcs_scratch);
+}
+
+int
+tracer_run(const struct ht_options *opt, char *const argv[],
+	   const struct tracer_sink *sink, struct tracer_result *res,
+	   char *err, size_t errlen)
+{
+	int rc = tracer_check_program(argv, err, errlen);
+	if (rc)
+		return rc;
+	struct tracer t = { .opt = opt, .sink = sink };
+	u64map_init(&t.tracees);
+	u64map_init(&t.procs);
+	t.max_pcs = opt->depth + 50;
+	t.pcs_scratch = ht_xcalloc(t.max_pcs, sizeof(*t.pcs_scratch));
+	t.t0_ms = 0;
+	t.t0_ms = tracer_now_ms(&t);
+
+	/* The terminal's SIGINT and SIGQUIT are the target's to handle; our
+	   dying of them would kill it (EXITKILL). */
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	int err_fd = -1;
+	rc = spawn(&t, argv, &err_fd, err, errlen);
+	if (rc) {
+		tracer_fini(&t);
+		return rc;
+	}
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+
+	while (t.tracees.count) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		dispatch(&t, tid, status);
+	}
+	if (!t.target_done) {
+		/* Detached at exec: still our child. */
+		int status;
+		if (waitpid(t.target, &status, 0) == t.target)
+			record_result(&t, status);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+
+	int exec_errno = 0;
+	ssize_t n = read(err_fd, &exec_errno, sizeof(exec_errno));
+	close(err_fd);
+	*res = t.result;
+	tracer_fini(&t);
+	if (n == (ssize_t)sizeof(exec_errno)) {
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
+			 strerror(exec_errno));
+		return -exec_errno;
+	}
+	return 0;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The tracer's own structures: traced processes, their threads, probes and
+   pending allocator calls. Only tracer/ includes this. */
+#ifndef HT_TRACER_TRACER_PRIV_H
+#define HT_TRACER_TRACER_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "arch/arch.h"
+#include "common/u64map.h"
+#include "tracer.h"
+
+/* What a probe is for. */
+enum probe_role {
+	PROBE_ALLOC,       /* allocation: entry stop plus a return probe */
+	PROBE_FREE,        /* deallocation: entry stop only */
+	PROBE_DEBUG_STATE, /* ld.so's _dl_debug_state: libraries changed */
+	PROBE_EXIT,        /* libc's _exit: run the freeres functions first */
+};
+
+/* One breakpoint: the int3 stays in place for the probe's whole life; the
+   displaced instruction runs from SLOT (or is emulated). */
+struct probe {
+	uint64_t addr;
+	enum probe_role role;
+	enum ht_alloc_fn fn;
+	uint64_t obj_lo, obj_hi; /* the object holding the probed function */
+	uint64_t slot;           /* XOL slot address, 0 when emulated */
+	struct arch_displaced d;
+};
+
+/* A page of XOL slots (and the return trampoline) mapped into the target. */
+struct scratch {
+	uint64_t addr;
+	size_t size;
+	size_t used;
+};
+
+/* An allocator call whose return we wait for. */
+struct pending_call {
+	uint64_t slot;   /* stack address holding the hijacked return address */
+	uint64_t orig;   /* the real return address */
+	enum ht_alloc_fn fn;
+	uint64_t args[3];
+	uint64_t obj_lo, obj_hi; /* object of the called function: calls it
+				    makes into probed code are internal */
+	uint64_t *pcs;   /* stack unwound at entry (owned) */
+	unsigned npcs;
+};
+
+/* One traced process (thread group) and its probes. Forked children get
+   their own copy: the same addresses, their own memory. */
+struct tproc {
+	pid_t pid;
+	int mem_fd;               /* /proc/PID/mem, for writing code */
+	struct probe *probes;
+	size_t n_probes, cap_probes;
+	struct u64map probe_at;   /* address -> index in PROBES */
+	struct scratch *scratch;
+	size_t n_scratch, cap_scratch;
+	uint64_t tramp;           /* return trampoline (an int3 in scratch) */
+	uint64_t call_tramp;      /* where injected function calls return */
+	uint64_t syscall_insn;    /* a "syscall" instruction in the target */
+	uint64_t r_debug;         /* ld.so's struct r_debug, 0 if static */
+	uint64_t freeres[2];      /* __gnu_cxx::__freeres, __libc_freeres */
+	bool bound[HT_FN_COUNT];  /* allocator symbol planted (first wins) */
+	bool exit_bound;
+	struct u64map objects_seen; /* link_map l_addr values already scanned */
+	bool setup_done;          /* probes planted once after exec */
+	bool profiling;           /* between process_start and process_end */
+	bool detaching;           /* exec without --trace-children */
+	int n_threads;
+};
+
+/* One traced thread. */
+struct tracee {
+	pid_t tid;
+	struct tproc *proc;       /* NULL until its creator's event arrived */
+	bool held;                /* first stop seen before the creator's event */
+	bool first_stop_pending;  /* its initial PTRACE_EVENT_STOP is to come */
+	bool in_freeres;          /* running injected freeres calls */
+	struct user_regs_struct freeres_saved;
+	int freeres_next;
+	struct pending_call *pending;
+	size_t n_pending, cap_pending;
+};
+
+/* The whole session. */
+struct tracer {
+	const struct ht_options *opt;
+	const struct tracer_sink *sink;
+	pid_t target;             /* the process we forked */
+	struct u64map tracees;    /* tid -> struct tracee * */
+	struct u64map procs;      /* pid -> struct tproc * */
+	struct tracer_result result;
+	bool target_done;
+	bool started;             /* the target's first exec happened */
+	uint64_t t0_ms;
+	unsigned max_pcs;
+	uint64_t *pcs_scratch;
+};
+
+/* ---- mem.c: the target's memory ---- */
+/* Read LEN bytes at ADDR of process PID; returns bytes read (maybe short
+   at an unmapped page), or -errno. */
+ssize_t mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* Write LEN bytes at ADDR of writable memory (stack, data). 0 or -errno. */
+int mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* Write LEN bytes at ADDR even into read-only code (through P->mem_fd or
+   PTRACE_POKEDATA). 0 or -errno. */
+int mem_write_code(struct tproc *p, pid_t tid, uint64_t addr, const void *buf,
+		   size_t len);
+
+/* ---- inject.c: system calls run by a stopped thread ---- */
+/* Make TID (stopped at a breakpoint, signal or interrupt stop) execute
+   syscall NR with ARGS, then restore its registers. Returns 0 and the
+   syscall's result in *RET, or -errno when the thread vanished. */
+int inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
+		   uint64_t *ret);
+/* Find a "syscall" instruction in an executable mapping of P. 0 or
+   -ENOENT. */
+int inject_find_syscall(struct tproc *p);
+
+/* ---- probe.c: breakpoints and scratch pages ---- */
+/* Plant a probe at ADDR in P (TID stopped at a safe stop, for injecting a
+   scratch page within reach when needed). Returns 0 or -errno/-HT_E_*. */
+int probe_plant(struct tproc *p, pid_t tid, uint64_t addr, enum probe_role role,
+		enum ht_alloc_fn fn, uint64_t obj_lo, uint64_t obj_hi);
+/* The probe at ADDR, or NULL. */
+struct probe *probe_find(struct tproc *p, uint64_t addr);
+/* Ensure P has its return and call trampolines (TID stopped safely). */
+int probe_ensure_trampolines(struct tproc *p, pid_t tid);
+/* Continue TID past probe PR: set REGS to run the displaced instruction. */
+int probe_step_over(struct tproc *p, pid_t tid, const struct probe *pr,
+		    struct user_regs_struct *regs);
+
+/* ---- loader.c: finding the allocator once libraries are mapped ---- */
+/* After exec of P (TID at the exec stop): hook ld.so, or plant the
+   allocator probes right away in a static executable. */
+int loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid);
+/* ld.so reported a change (TID at the _dl_debug_state probe): plant
+   probes in newly consistent objects. */
+int loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid);
+
+/* ---- alloc.c: allocator entry and return stops ---- */
+/* TID hit allocator probe PR with REGS. */
+int alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
+		struct user_regs_struct *regs);
+/* TID returned through the trampoline with REGS. */
+int alloc_return(struct tracer *t, struct tracee *tc,
+		 struct user_regs_struct *regs);
+/* TID hit libc's _exit: in compat mode, run the freeres functions first. */
+int alloc_exit_hook(struct tracer *t, struct tracee *tc, const struct probe *pr,
+		    struct user_regs_struct *regs);
+/* TID came back from an injected freeres call. */
+int alloc_call_return(struct tracer *t, struct tracee *tc,
+		      struct user_regs_struct *regs);
+/* Drop TC's pending calls. */
+void alloc_pending_clear(struct tracee *tc);
+
+/* ---- process.c: processes and threads ---- */
+struct tproc *proc_new(struct tracer *t, pid_t pid);
+struct tproc *proc_fork(struct tracer *t, struct tproc *parent, pid_t child);
+void proc_free(struct tracer *t, struct tproc *p);
+/* Reset P for a new program image (exec). */
+void proc_exec_reset(struct tproc *p);
+struct tracee *tracee_get(struct tracer *t, pid_t tid);
+struct tracee *tracee_add(struct tracer *t, pid_t tid, struct tproc *p);
+void tracee_remove(struct tracer *t, struct tracee *tc);
+/* Milliseconds since the tracer started. */
+uint64_t tracer_now_ms(const struct tracer *t);
+
+#endif

@@ -7,7 +7,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PACKAGES="gcc clang meson ninja-build pkg-config libelf-dev libdw-dev libunwind-dev valgrind python3"
+PACKAGES="gcc g++ clang meson ninja-build pkg-config libelf-dev libdw-dev libunwind-dev libcapstone-dev valgrind python3"
 
 install_missing() {
 	missing=""
@@ -39,12 +39,31 @@ demo)
 	;;
 test)
 	install_missing
+	passed=0 failed=0 skipped=0
+	# One meson test run; its counts are added to the totals.
+	run_suite() {
+		log=$(mktemp)
+		status=0
+		"$@" >"$log" 2>&1 || status=$?
+		cat "$log"
+		ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+		bad=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+		skip=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+		to=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+		passed=$((passed + ${ok:-0}))
+		failed=$((failed + ${bad:-0} + ${to:-0}))
+		skipped=$((skipped + ${skip:-0}))
+		[ "$status" -eq 0 ] || [ "${bad:-0}" -gt 0 ] || failed=$((failed + 1))
+		rm -f "$log"
+	}
 	build build
-	meson test -C build --print-errorlogs
+	run_suite meson test -C build --print-errorlogs
 	build build-san -Db_sanitize=address,undefined -Db_lundef=false
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C build-san --print-errorlogs
+		run_suite meson test -C build-san --print-errorlogs
 	CC=clang build build-clang
+	echo "heaptrace: $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
 	;;
 *)
 	echo "usage: ./dev.sh demo|test" >&2

@@ -55,6 +55,11 @@ static int
 cmd_run(struct ht_cmdline *cl)
 {
 	char err[512];
+	if (cl->opt.pages_as_heap || cl->opt.stacks) {
+		ht_error("run: --%s=yes is not implemented yet",
+			 cl->opt.pages_as_heap ? "pages-as-heap" : "stacks");
+		return EXIT_USAGE;
+	}
 	choose_time_unit(&cl->opt);
 	struct profiler *prof = profiler_new(&cl->opt, cl->prog_argv);
 	struct tracer_sink sink = profiler_sink(prof);

@@ -121,8 +121,9 @@ static const struct opt_spec specs[] = {
 	  .help = "keep profiling a process after it execs a new program" },
 	{ .name = "--massif-compat", .kind = OPT_BOOL,
 	  .off = FIELD(massif_compat), .def = "no", .group = GROUP_OWN,
-	  .help = "report Massif's numbers (model Valgrind's allocator for "
-		  "extra bytes and B time) rather than the real allocator's" },
+	  .help = "report exactly Massif's numbers: model Valgrind's "
+		  "allocator for extra bytes and B time, run the exit-time "
+		  "frees Valgrind runs; no: the real allocator's overhead" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
 	  .help = "print nothing but errors" },
@@ -646,10 +647,10 @@ ht_options_usage(FILE *out)
 	group_usage(out, GROUP_OWN, "heaptrace options:");
 	fputs("\n"
 	      "Notes:\n"
-	      "  --time-unit=i counts the instructions the target executes, "
-	      "with a hardware\n"
-	      "  counter where the machine offers one; the count can differ "
-	      "from Valgrind's.\n"
+	      "  --time-unit=i (instructions) is not measured yet: heaptrace "
+	      "says so and\n"
+	      "  records milliseconds (time_unit: ms). Use --time-unit=B "
+	      "to compare with Massif.\n"
 	      "  --massif-out-file expands %p to the process id, %n to a "
 	      "sequence number\n"
 	      "  (always 1: each process writes one profile), %q{VAR} to "

@@ -29,6 +29,7 @@
 #   --files N           each run must write N profiles
 #   --expect I:CHECK    profile I (1-based, in pid order; * for all) must
 #                       pass profile.py check CHECK (e.g. 1:max-heap=5310)
+#   --skip REASON       skip the case (a program could not be built)
 # Without a --time-unit option, --time-unit=B is added (time i cannot be
 # matched). Set HT_KEEP=DIR to keep the runs' files in DIR.
 set -u
@@ -49,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--stdin) stdin=$2; shift 2 ;;
 	--files) nfiles=$2; shift 2 ;;
 	--expect) expects+=("$2"); shift 2 ;;
+	--skip) echo "SKIP: $2"; exit 77 ;;
 	--) shift; break ;;
 	*) echo "compare.sh: unknown flag '$1'" >&2; exit 99 ;;
 	esac

@@ -179,8 +179,6 @@ resolve(struct sym_session *ss, uint64_t pc)
 	struct sym_frame *f = ht_xcalloc(1, sizeof(*f));
 	Dwfl_Module *mod = sym_session_module(ss, pc);
 	const char *object, *raw;
-	GElf_Off off;
-	GElf_Sym sym;
 
 	f->lines = ht_xcalloc(HT_MAX_INLINE, sizeof(*f->lines));
 	if (!mod) {
@@ -189,7 +187,7 @@ resolve(struct sym_session *ss, uint64_t pc)
 	}
 	object = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
 				  NULL);
-	raw = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+	raw = sym_symtab_lookup(mod, pc);
 	if (raw)
 		f->name = demangle(raw);
 	describe_pc(f, mod, pc, object);

@@ -94,6 +94,35 @@ still_there(struct sym_session *ss)
 	return !ss->gone;
 }
 
+/* dwfl_report_end callback: a module dropped by a re-reading takes its
+   symbol table along. */
+static int
+module_removed(Dwfl_Module *mod, void *userdata, const char *name,
+	       Dwarf_Addr base, void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)base;
+	(void)arg;
+	sym_symtab_free(userdata);
+	return DWARF_CB_OK;
+}
+
+/* dwfl_getmodules callback: dwfl_end frees modules without telling, so
+   their tables are freed first. */
+static int
+module_free_table(Dwfl_Module *mod, void **userdata, const char *name,
+		  Dwarf_Addr base, void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)base;
+	(void)arg;
+	sym_symtab_free(*userdata);
+	*userdata = NULL;
+	return DWARF_CB_OK;
+}
+
 static struct sym_session *
 session_alloc(pid_t pid)
 {
@@ -150,8 +179,10 @@ sym_session_free(struct sym_session *ss)
 	if (!ss)
 		return;
 	/* The Dwfl's process state uses ARCH_ELF, so it goes first. */
-	if (ss->dwfl)
+	if (ss->dwfl) {
+		dwfl_getmodules(ss->dwfl, module_free_table, NULL, 0);
 		dwfl_end(ss->dwfl);
+	}
 	if (ss->arch_elf)
 		elf_end(ss->arch_elf);
 	for (size_t pos = 0; u64map_next(&ss->frames, &pos, &pc, &val);)
@@ -214,7 +245,7 @@ sym_session_refresh(struct sym_session *ss)
 			fclose(f);
 		}
 	}
-	dwfl_report_end(ss->dwfl, NULL, NULL);
+	dwfl_report_end(ss->dwfl, module_removed, NULL);
 	free(maps);
 }
 

@@ -13,6 +13,8 @@
 #include "common/u64map.h"
 #include "session.h"
 
+struct sym_symtab;
+
 /* What one pc resolves to. Made once, never changed or moved, so the
    strings handed out stay valid until the session is freed. */
 struct sym_frame {
@@ -54,6 +56,13 @@ int sym_unwind_attach(struct sym_session *ss);
    modules once per such PC (a library dlopen'ed since the last reading) and
    look again. NULL when still none. */
 Dwfl_Module *sym_session_module(struct sym_session *ss, uint64_t pc);
+
+/* The raw symbol-table name of the function containing PC in MOD, or NULL.
+   Builds MOD's sorted table on first use and keeps it as MOD's userdata;
+   the name lives as long as MOD. */
+const char *sym_symtab_lookup(Dwfl_Module *mod, uint64_t pc);
+/* Free a table kept as a module's userdata; NULL is a no-op. */
+void sym_symtab_free(struct sym_symtab *t);
 
 /* The record for PC, resolved now when first asked. Never NULL. */
 const struct sym_frame *sym_frame_get(struct sym_session *ss, uint64_t pc);

@@ -301,12 +301,6 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 					 (int)tc->tid, sig,
 					 (unsigned long long)r.rip,
 					 (unsigned long long)r.rsp);
-			if (getenv("HEAPTRACE_DEBUG_MAPS")) {
-				char cmd[64];
-				snprintf(cmd, sizeof(cmd), "cat /proc/%d/maps >&2",
-					 (int)tc->tid);
-				if (system(cmd)) {}
-			}
 		}
 		ht_debug("thread %d: signal %d passed on", (int)tc->tid, sig);
 		resume(tc, sig);
@@ -406,8 +400,10 @@ tracer_fini(struct tracer *t)
 		free(tc);
 	}
 	pos = 0;
-	while (u64map_next(&t->procs, &pos, &key, &val))
-		proc_free(t, (struct tproc *)(uintptr_t)val), pos = 0;
+	while (u64map_next(&t->procs, &pos, &key, &val)) {
+		proc_free(t, (struct tproc *)(uintptr_t)val);
+		pos = 0; /* proc_free removed it from the map */
+	}
 	u64map_fini(&t->tracees);
 	u64map_fini(&t->procs);
 	free(t->pcs_scratch);

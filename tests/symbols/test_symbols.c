@@ -296,27 +296,36 @@ is_below_main(const char *name)
 {
 	return strcmp(name, "__libc_start_call_main") == 0 ||
 	       strcmp(name, "__libc_start_main") == 0 ||
-	       starts_with(name, "__libc_start_main@") ||
 	       starts_with(name, "__libc_start_main.") ||
 	       strcmp(name, "_start") == 0;
 }
 
-/* The frames from main outwards: C library start code printed as
-   "(below main)", ending in the executable's _start. */
+/* The frames from main outwards: the C library's start code, ending in the
+   executable's _start. Those named as Valgrind's below-main functions print
+   as "(below main)"; with libc's debug symbols, __libc_start_main goes by
+   its versioned name ("__libc_start_main@@GLIBC_2.34"), which Valgrind
+   does not rename either. */
 static void
 check_below_main(struct ht_symbolizer *sym, const uint64_t *pcs, unsigned n,
 		 unsigned main_at)
 {
-	check(main_at + 1 < n, "nothing below main");
+	check(main_at + 2 < n, "only %u frames below main", n - main_at - 1);
 	for (unsigned i = main_at + 1; i < n; i++) {
 		const char *name = name_of(sym, pcs[i]);
+		const char *line = line_of(sym, pcs[i]);
 
-		check(is_below_main(name), "frame %u below main is %s", i,
-		      name);
-		check(starts_with(line_of(sym, pcs[i]), "(below main) "),
-		      "frame %u (%s) prints as \"%s\"", i, name,
-		      line_of(sym, pcs[i]));
+		if (is_below_main(name)) {
+			check(starts_with(line, "(below main) ("),
+			      "frame %u (%s) prints as \"%s\"", i, name, line);
+			continue;
+		}
+		check(starts_with(name, "__libc_start_main@"),
+		      "frame %u below main is %s", i, name);
+		check(starts_with(line, name) && line[strlen(name)] == ' ',
+		      "frame %u (%s) prints as \"%s\"", i, name, line);
 	}
+	check(strcmp(name_of(sym, pcs[main_at + 1]), "__libc_start_call_main") == 0,
+	      "main is called by %s", name_of(sym, pcs[main_at + 1]));
 	check(strcmp(name_of(sym, pcs[n - 1]), "_start") == 0,
 	      "outermost frame is %s, not _start", name_of(sym, pcs[n - 1]));
 }

@@ -211,6 +211,25 @@ print_summary(const struct profile *pr, const char *path)
 }
 
 static void
+print_stats(const struct profile *pr)
+{
+	struct snap_stats st = snap_engine_stats(pr->eng);
+	ht_error("stats: process %d: %llu events (%llu allocations, %llu frees, "
+		 "%llu reallocs, %llu ignored, %llu of unknown blocks); "
+		 "%llu snapshots taken (%llu detailed, %llu peaks), %llu cullings; "
+		 "%llu tree nodes", (int)pr->pid,
+		 (unsigned long long)st.events, (unsigned long long)st.allocs,
+		 (unsigned long long)st.frees, (unsigned long long)st.reallocs,
+		 (unsigned long long)st.ignored,
+		 (unsigned long long)st.unknown_frees,
+		 (unsigned long long)st.snapshots_taken,
+		 (unsigned long long)st.detailed_taken,
+		 (unsigned long long)st.peaks_taken,
+		 (unsigned long long)st.cullings,
+		 (unsigned long long)st.tree_nodes);
+}
+
+static void
 write_profile(struct profiler *prof, struct profile *pr)
 {
 	char cwd[PATH_MAX], err[256], *path = NULL;
@@ -237,6 +256,8 @@ write_profile(struct profiler *prof, struct profile *pr)
 	} else if (!prof->opt->quiet) {
 		print_summary(pr, path);
 	}
+	if (prof->opt->stats)
+		print_stats(pr);
 	free(path);
 }
 

@@ -119,6 +119,9 @@ static const struct opt_spec specs[] = {
 	{ .name = "--trace-children", .kind = OPT_BOOL,
 	  .off = FIELD(trace_children), .def = "no", .group = GROUP_CORE,
 	  .help = "keep profiling a process after it execs a new program" },
+	{ .name = "--stats", .kind = OPT_BOOL,
+	  .off = FIELD(stats), .def = "no", .group = GROUP_CORE,
+	  .help = "print counts of events, snapshots and cullings at the end" },
 	{ .name = "--massif-compat", .kind = OPT_BOOL,
 	  .off = FIELD(massif_compat), .def = "no", .group = GROUP_OWN,
 	  .help = "report exactly Massif's numbers: model Valgrind's "

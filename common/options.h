@@ -38,6 +38,7 @@ struct ht_options {
 
 	/* Valgrind core options that change what Massif writes. */
 	bool show_below_main;    /* --show-below-main=no */
+	bool stats;              /* --stats=no */
 	bool trace_children;     /* --trace-children=no: follow exec'd children */
 
 	/* heaptrace's own. */

@@ -15,9 +15,15 @@ if [ $# -ne 4 ]; then
 	echo "usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE" >&2
 	exit 99
 fi
-ht=$1
-behave=$2
-mallocfam=$3
+abspath() {
+	case $1 in
+	/*) printf '%s\n' "$1" ;;
+	*) printf '%s\n' "$PWD/$1" ;;
+	esac
+}
+ht=$(abspath "$1")
+behave=$(abspath "$2")
+mallocfam=$(abspath "$3")
 case_name=$4
 here=$(cd "$(dirname "$0")" && pwd)
 profile="$here/profile.py"

@@ -70,6 +70,21 @@ shift
 args=("$@")
 [ -n "$ref" ] || ref=$prog
 
+# Meson passes paths relative to the build directory; the runs happen in
+# other directories.
+abspath() {
+	case $1 in
+	/*) printf '%s\n' "$1" ;;
+	*/*) printf '%s\n' "$PWD/$1" ;;
+	*) command -v "$1" || printf '%s\n' "$1" ;;
+	esac
+}
+heaptrace=$(abspath "$heaptrace")
+prog=$(abspath "$prog")
+ref=$(abspath "$ref")
+compare=$(abspath "$compare")
+stdin=$(abspath "$stdin")
+
 for tool in valgrind ms_print python3 timeout; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "SKIP: $tool is not installed"

@@ -14,11 +14,17 @@ if [ $# -ne 5 ]; then
 	echo "usage: selfcheck.sh COMPARE_SH MASSIF_COMPARE STACK FORK STACK_STATIC|none" >&2
 	exit 99
 fi
-compare_sh=$1
-massif_compare=$2
-stack=$3
-fork=$4
-stack_static=$5
+abspath() {
+	case $1 in
+	/* | none) printf '%s\n' "$1" ;;
+	*) printf '%s\n' "$PWD/$1" ;;
+	esac
+}
+compare_sh=$(abspath "$1")
+massif_compare=$(abspath "$2")
+stack=$(abspath "$3")
+fork=$(abspath "$4")
+stack_static=$(abspath "$5")
 here=$(cd "$(dirname "$0")" && pwd)
 shim="$here/vg-heaptrace.sh"
 

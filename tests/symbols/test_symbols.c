@@ -623,9 +623,13 @@ test_fork(const char *prog)
 	sym_session_free(ps);
 	finish(kid);
 	finish(c.pid);
-	/* The copy outlives the parent's session. */
-	for (unsigned i = 0; i < pn; i++)
-		line_of(&csym, ppcs[i]);
+	/* The copy outlives the parent's session and both processes. */
+	for (unsigned i = 0; i < pn; i++) {
+		const char *lines[HT_MAX_INLINE];
+
+		check(csym.describe(csym.ctx, ppcs[i], lines, HT_MAX_INLINE) >= 1,
+		      "parent frame %u: no description in the copy", i);
+	}
 	sym_session_free(cs);
 	close(c.out);
 }

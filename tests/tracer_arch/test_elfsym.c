@@ -134,48 +134,68 @@ test_libc_missing(struct elf_object *obj)
 	CHECK(elf_object_find(obj, "stdout", &s) == -ENOENT, "stdout");
 }
 
-/* Every libc mapping in /proc/self/maps gives the bias ld.so used. The
-   kernel shows the canonical path, ld.so the one it opened. */
-static void
-test_libc_bias(struct elf_object *obj, const char *dlpath, uint64_t bias)
+struct mapping {
+	uint64_t start, offset;
+};
+
+/* The mappings of DLPATH in /proc/self/maps, read before any elf_object
+   maps the file itself. The kernel shows the canonical path, ld.so the one
+   it opened. Returns their count, at most MAX. */
+static int
+read_mappings(const char *dlpath, struct mapping *m, int max)
 {
 	char line[4200], file[4096], *path = realpath(dlpath, NULL);
 	FILE *f = fopen("/proc/self/maps", "r");
-	uint64_t start, end, off, got, lowest = UINT64_MAX;
+	uint64_t start, end, off;
 	int n = 0;
 
-	CHECK(f && path, "maps, realpath");
-	if (!f || !path) {
-		if (f)
-			fclose(f);
-		free(path);
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	while (f && path && n < max && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64
 			   " %*s %*s %4095s", &start, &end, &off, file) != 4)
 			continue;
 		if (strcmp(file, path) != 0)
 			continue;
+		m[n].start = start;
+		m[n].offset = off;
 		n++;
-		if (start < lowest)
-			lowest = start;
-		CHECK(elf_object_bias_from_mapping(obj, start, off, &got) == 0 &&
-			      got == bias,
-		      "%s got %#" PRIx64 " want %#" PRIx64, line, got, bias);
 	}
-	fclose(f);
+	if (f)
+		fclose(f);
 	free(path);
+	return n;
+}
+
+/* Every libc mapping gives the bias ld.so used. */
+static void
+test_libc_bias(struct elf_object *obj, const struct mapping *m, int n,
+	       uint64_t bias)
+{
+	uint64_t got, lowest = UINT64_MAX;
+
 	CHECK(n >= 2, "%d libc mappings", n);
+	for (int i = 0; i < n; i++) {
+		if (m[i].start < lowest)
+			lowest = m[i].start;
+		got = 0;
+		CHECK(elf_object_bias_from_mapping(obj, m[i].start,
+						   m[i].offset, &got) == 0 &&
+			      got == bias,
+		      "mapping %#" PRIx64 " offset %#" PRIx64 ": bias %#" PRIx64
+		      " want %#" PRIx64, m[i].start, m[i].offset, got, bias);
+	}
 	CHECK(lowest - elf_object_first_vaddr(obj) == bias, "first_vaddr");
+	CHECK(elf_object_bias_from_mapping(obj, lowest, UINT64_MAX / 2, &got) ==
+		      -ENOENT, "offset past the file");
 }
 
 static int
 test_libc(void)
 {
 	struct found f = { .suffix = "/libc.so.6" };
+	struct mapping maps[16];
 	struct elf_object *obj;
 	void *libc;
+	int nmaps;
 
 	dl_iterate_phdr(find_object, &f);
 	libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
@@ -183,6 +203,7 @@ test_libc(void)
 		fprintf(stderr, "libc.so.6 not found in this process\n");
 		return EXIT_HARNESS;
 	}
+	nmaps = read_mappings(f.path, maps, 16);
 	obj = elf_object_open(f.path);
 	CHECK(obj, "%s: %s", f.path, strerror(errno));
 	if (!obj)
@@ -192,7 +213,7 @@ test_libc(void)
 	test_libc_bytes(obj, libc, f.bias);
 	test_libc_ifunc(obj, libc, f.bias);
 	test_libc_missing(obj);
-	test_libc_bias(obj, f.path, f.bias);
+	test_libc_bias(obj, maps, nmaps, f.bias);
 	elf_object_close(obj);
 	dlclose(libc);
 	return 0;

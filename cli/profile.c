@@ -20,6 +20,7 @@
 #include "snapshot/snapshot.h"
 #include "symbols/session.h"
 #include "symbols/table.h"
+#include "tracer/elfsym.h"
 
 struct profile {
 	pid_t pid;
@@ -28,6 +29,7 @@ struct profile {
 	struct ht_symbolizer sym;
 	struct snap_engine *eng;
 	uint64_t t_start;  /* tracer clock at the start snapshot */
+	bool is_static;    /* statically linked: see loader_allocation() */
 	char **argv;       /* the cmd: line */
 	size_t argc;
 };
@@ -91,6 +93,34 @@ profile_free(struct profile *pr)
 	free(pr);
 }
 
+static bool
+is_static_program(pid_t pid)
+{
+	char exe[64];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	struct elf_object *obj = elf_object_open(exe);
+	bool is_static = obj && !elf_object_has_interp(obj);
+	elf_object_close(obj);
+	return is_static;
+}
+
+/* A static glibc does at start-up, in _dl_non_dynamic_init, what ld.so
+   does for a dynamically linked program, but with the real malloc where
+   ld.so uses a private allocator nobody sees. Those blocks are left out so
+   that the static build's profile is the dynamic build's. */
+static bool
+loader_allocation(const struct profile *pr, const struct ht_event *ev)
+{
+	if (!pr->is_static)
+		return false;
+	for (uint32_t i = 0; i < ev->npcs; i++) {
+		const char *fn = pr->sym.function_name(pr->sym.ctx, ev->pcs[i]);
+		if (fn && strcmp(fn, "_dl_non_dynamic_init") == 0)
+			return true;
+	}
+	return false;
+}
+
 static void
 on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 {
@@ -104,6 +134,7 @@ on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 	struct profile *pr = ht_xcalloc(1, sizeof(*pr));
 	pr->pid = pid;
 	pr->t_start = time;
+	pr->is_static = is_static_program(pid);
 	struct profile *from = parent && parent != pid
 		? profile_get(prof, parent) : NULL;
 	if (from && from->ss) {
@@ -165,7 +196,7 @@ static void
 on_event(void *ctx, pid_t pid, const struct ht_event *ev)
 {
 	struct profile *pr = profile_get(ctx, pid);
-	if (!pr)
+	if (!pr || loader_allocation(pr, ev))
 		return;
 	struct ht_event e = *ev;
 	e.time = ev->time > pr->t_start ? ev->time - pr->t_start : 0;

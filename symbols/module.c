@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Function symbols of one module, sorted once so that each lookup is a
-   binary search (libdwfl's own lookup scans the whole table: 50-250 us per
-   address in a libc with debug symbols), and cut into disjoint ranges with
-   one name each, chosen among aliases the way Valgrind chooses, so names
-   match Massif's. */
+/* What the session keeps per module, as the module's libdwfl userdata:
+   its function symbols, sorted once so that each lookup is a binary search
+   (libdwfl's own lookup scans the whole table: 50-250 us per address in a
+   libc with debug symbols) and cut into disjoint ranges named the way
+   Valgrind names them; and, for DWARF without .debug_aranges (clang's),
+   which libdw 0.188 cannot search by address, the address ranges of its
+   compilation units. */
 #include "session.h"
 
 #include <stdlib.h>
@@ -20,9 +22,25 @@ struct sym_range {
 	const char *name;
 };
 
+/* The function symbols of a module as disjoint ranges, sorted. */
 struct sym_symtab {
 	struct sym_range *r;
 	size_t n;
+	bool built;
+};
+
+/* Addresses [LO, HI) belong to compilation unit CU. */
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Die *cu; /* libdwfl's, valid while the module is reported */
+};
+
+struct sym_module {
+	struct sym_symtab symtab;   /* built on the first name lookup */
+	struct cu_range *cus;       /* built on the first failed CU lookup */
+	size_t n_cus;
+	bool cus_built;
+	Dwarf_Addr cu_bias;
 };
 
 /* Length of NAME without its symbol version ("malloc@@GLIBC_2.2.5"). */
@@ -102,6 +120,10 @@ split_overlaps(struct sym_symtab *t)
 		if (a->start + a->size <= b->start)
 			continue;
 		changed = true;
+		/* Moved past its successor earlier in this pass: leave it
+		   for the next round, after sorting. */
+		if (a->start > b->start)
+			continue;
 		if (a->start < b->start) {
 			a->size = b->start - a->start;
 		} else if (b->start + b->size > a->start + a->size) {
@@ -116,13 +138,13 @@ split_overlaps(struct sym_symtab *t)
 /* Every defined function symbol of MOD that has a size, as ranges. Symbols
    without a size would need guessing where they end, which Valgrind does
    not do either. */
-static struct sym_symtab *
-build(Dwfl_Module *mod)
+static void
+build_symtab(struct sym_symtab *t, Dwfl_Module *mod)
 {
-	struct sym_symtab *t = ht_xcalloc(1, sizeof(*t));
 	int count = dwfl_module_getsymtab(mod);
 	size_t cap = 0;
 
+	t->built = true;
 	for (int i = 1; i < count; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -140,33 +162,78 @@ build(Dwfl_Module *mod)
 	}
 	/* Cutting ranges can make new equal ones and unsort the table;
 	   repeat until stable (one or two rounds in practice). */
+	if (t->n == 0)
+		return;
 	do {
 		qsort(t->r, t->n, sizeof(*t->r), by_start_then_size);
 		merge_aliases(t);
 	} while (split_overlaps(t));
-	return t;
+}
+
+static int
+by_lo(const void *pa, const void *pb)
+{
+	const struct cu_range *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return 0;
+}
+
+/* The address ranges of every compilation unit of MOD into M. Reads each
+   unit's first DIE only; the line tables are left for when asked. */
+static void
+build_cus(struct sym_module *m, Dwfl_Module *mod)
+{
+	Dwarf_Die *cu = NULL;
+	size_t cap = 0;
+
+	m->cus_built = true;
+	while ((cu = dwfl_module_nextcu(mod, cu, &m->cu_bias))) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			ht_xgrow((void **)&m->cus, &cap, m->n_cus + 1,
+				 sizeof(*m->cus));
+			m->cus[m->n_cus++] = (struct cu_range){ lo, hi, cu };
+		}
+	}
+	if (m->n_cus)
+		qsort(m->cus, m->n_cus, sizeof(*m->cus), by_lo);
 }
 
 void
-sym_symtab_free(struct sym_symtab *t)
+sym_module_free(struct sym_module *m)
 {
-	if (!t)
+	if (!m)
 		return;
-	free(t->r);
-	free(t);
+	free(m->symtab.r);
+	free(m->cus);
+	free(m);
 }
 
-const char *
-sym_symtab_lookup(Dwfl_Module *mod, uint64_t pc)
+static struct sym_module *
+module_of(Dwfl_Module *mod)
 {
 	void **userdata;
-	struct sym_symtab *t;
-	size_t lo = 0, hi;
 
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (!*userdata)
-		*userdata = build(mod);
-	t = *userdata;
+		*userdata = ht_xcalloc(1, sizeof(struct sym_module));
+	return *userdata;
+}
+
+const char *
+sym_module_function(Dwfl_Module *mod, uint64_t pc)
+{
+	struct sym_symtab *t = &module_of(mod)->symtab;
+	size_t lo = 0, hi;
+
+	if (!t->built)
+		build_symtab(t, mod);
 	/* The last range starting at or before PC. */
 	hi = t->n;
 	while (lo < hi) {
@@ -180,4 +247,35 @@ sym_symtab_lookup(Dwfl_Module *mod, uint64_t pc)
 	if (lo == 0 || pc - t->r[lo - 1].start >= t->r[lo - 1].size)
 		return NULL;
 	return t->r[lo - 1].name;
+}
+
+Dwarf_Die *
+sym_module_cu(Dwfl_Module *mod, uint64_t pc, Dwarf_Addr *bias)
+{
+	struct sym_module *m;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, bias);
+	size_t lo = 0, hi;
+	uint64_t addr;
+
+	if (cu)
+		return cu;
+	m = module_of(mod);
+	if (!m->cus_built)
+		build_cus(m, mod);
+	addr = pc - m->cu_bias;
+	hi = m->n_cus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->cus[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges of different units do not overlap in sane DWARF; where they
+	   do, the unit starting last before ADDR is taken. */
+	if (lo == 0 || addr >= m->cus[lo - 1].hi)
+		return NULL;
+	*bias = m->cu_bias;
+	return m->cus[lo - 1].cu;
 }

@@ -149,9 +149,8 @@ describe_pc(struct sym_frame *f, Dwfl_Module *mod, uint64_t pc,
 	struct where at = { NULL, 0 };
 	Dwarf_Die *scopes = NULL;
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+	Dwarf_Die *cu = sym_module_cu(mod, pc, &bias);
 	Dwarf_Line *line;
-	const char *real;
 	int n = 0;
 
 	if (cu) {
@@ -168,8 +167,9 @@ describe_pc(struct sym_frame *f, Dwfl_Module *mod, uint64_t pc,
 		at = call_site(cu, &scopes[i]);
 	}
 	free(scopes);
-	real = f->name && is_below_main(f->name) ? "(below main)" : f->name;
-	f->lines[f->n_lines++] = format_line(real, at, object);
+	f->lines[f->n_lines++] = format_line(f->name, at, object);
+	if (f->name && is_below_main(f->name))
+		f->below_main = format_line("(below main)", at, object);
 }
 
 /* Everything about PC, looked up now. */
@@ -187,7 +187,7 @@ resolve(struct sym_session *ss, uint64_t pc)
 	}
 	object = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
 				  NULL);
-	raw = sym_symtab_lookup(mod, pc);
+	raw = sym_module_function(mod, pc);
 	if (raw)
 		f->name = demangle(raw);
 	describe_pc(f, mod, pc, object);
@@ -214,6 +214,7 @@ sym_frame_copy(const struct sym_frame *f)
 	struct sym_frame *c = ht_xcalloc(1, sizeof(*c));
 
 	c->name = f->name ? ht_xstrdup(f->name) : NULL;
+	c->below_main = f->below_main ? ht_xstrdup(f->below_main) : NULL;
 	c->n_lines = f->n_lines;
 	c->lines = ht_xcalloc(f->n_lines, sizeof(*c->lines));
 	for (unsigned i = 0; i < f->n_lines; i++)
@@ -227,6 +228,7 @@ sym_frame_free(struct sym_frame *f)
 	if (!f)
 		return;
 	free(f->name);
+	free(f->below_main);
 	for (unsigned i = 0; i < f->n_lines; i++)
 		free(f->lines[i]);
 	free(f->lines);
@@ -242,12 +244,22 @@ session_function_name(void *ctx, uint64_t pc)
 static unsigned
 session_describe(void *ctx, uint64_t pc, const char **lines, unsigned max)
 {
+	const struct sym_session *ss = ctx;
 	const struct sym_frame *f = sym_frame_get(ctx, pc);
 	unsigned n = f->n_lines < max ? f->n_lines : max;
 
 	for (unsigned i = 0; i < n; i++)
 		lines[i] = f->lines[i];
+	/* The real function is the last line, when MAX leaves room for it. */
+	if (n == f->n_lines && f->below_main && !ss->show_below_main)
+		lines[n - 1] = f->below_main;
 	return n;
+}
+
+void
+sym_session_show_below_main(struct sym_session *ss, bool show)
+{
+	ss->show_below_main = show;
 }
 
 struct ht_symbolizer

@@ -95,16 +95,20 @@ still_there(struct sym_session *ss)
 }
 
 /* dwfl_report_end callback: a module dropped by a re-reading takes its
-   symbol table along. */
+   tables along. Despite the prototype, libdwfl passes the address of the
+   module's userdata, as it does to dwfl_getmodules callbacks. */
 static int
 module_removed(Dwfl_Module *mod, void *userdata, const char *name,
 	       Dwarf_Addr base, void *arg)
 {
+	void **slot = userdata;
+
 	(void)mod;
 	(void)name;
 	(void)base;
 	(void)arg;
-	sym_symtab_free(userdata);
+	sym_module_free(*slot);
+	*slot = NULL;
 	return DWARF_CB_OK;
 }
 
@@ -118,7 +122,7 @@ module_free_table(Dwfl_Module *mod, void **userdata, const char *name,
 	(void)name;
 	(void)base;
 	(void)arg;
-	sym_symtab_free(*userdata);
+	sym_module_free(*userdata);
 	*userdata = NULL;
 	return DWARF_CB_OK;
 }
@@ -204,6 +208,7 @@ sym_session_fork(const struct sym_session *ss, pid_t child)
 		errno = err;
 		return NULL;
 	}
+	cs->show_below_main = ss->show_below_main;
 	/* The child starts with the parent's mappings, so everything the
 	   parent resolved holds for it too. Copied, not shared: each session
 	   frees its own records. */

@@ -5,6 +5,7 @@
 #ifndef HT_SYMBOLS_SESSION_H
 #define HT_SYMBOLS_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,11 +36,17 @@ struct sym_session *sym_session_fork(const struct sym_session *ss, pid_t child);
 void sym_session_refresh(struct sym_session *ss);
 
 /* Unwind CAP into at most MAX code addresses, innermost first: PCS[0] is
-   CAP->regs.rip, each further entry a return address minus one. Memory
-   outside the captured bytes is read from the process when it still exists.
-   Returns the number of addresses (>= 1). */
+   CAP->regs.rip, each further entry a return address minus one (for a frame
+   interrupted by a signal, its pc minus one, as Valgrind records it).
+   Memory outside the captured bytes is read from the process when it still
+   exists. Returns the number of addresses (>= 1). */
 unsigned sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
 		    uint64_t *pcs, unsigned max);
+
+/* Describe the C library's start functions (__libc_start_main, _start...)
+   by their names, as --show-below-main=yes asks, instead of as
+   "(below main)". Off at first; a fork's session inherits it. */
+void sym_session_show_below_main(struct sym_session *ss, bool show);
 
 /* The symbolizer for SS's addresses (function names for --alloc-fn and
    friends, Massif-style descriptions). Each distinct address is resolved

@@ -13,7 +13,7 @@
 #include "common/u64map.h"
 #include "session.h"
 
-struct sym_symtab;
+struct sym_module;
 
 /* What one pc resolves to. Made once, never changed or moved, so the
    strings handed out stay valid until the session is freed. */
@@ -21,6 +21,10 @@ struct sym_frame {
 	char *name;       /* demangled symbol-table name; NULL: no symbol */
 	char **lines;     /* Massif descriptions, innermost inlined first */
 	unsigned n_lines; /* 1..HT_MAX_INLINE */
+	/* The last line as "(below main) ..." when the function is one of the
+	   C library's start functions, printed so unless --show-below-main;
+	   NULL for other functions. */
+	char *below_main;
 };
 
 #define SYM_PAGE_SIZE 4096
@@ -40,6 +44,7 @@ struct sym_session {
 	pid_t pid;
 	unsigned long long start_time; /* from /proc/PID/stat: tells reuse */
 	bool gone;                     /* the process no longer exists */
+	bool show_below_main;          /* describe by real names only */
 	Dwfl *dwfl;
 	Elf64_Ehdr arch_ehdr;          /* the image ARCH_ELF reads */
 	Elf *arch_elf;                 /* names the machine to dwfl_attach_state */
@@ -58,11 +63,14 @@ int sym_unwind_attach(struct sym_session *ss);
 Dwfl_Module *sym_session_module(struct sym_session *ss, uint64_t pc);
 
 /* The raw symbol-table name of the function containing PC in MOD, or NULL.
-   Builds MOD's sorted table on first use and keeps it as MOD's userdata;
-   the name lives as long as MOD. */
-const char *sym_symtab_lookup(Dwfl_Module *mod, uint64_t pc);
-/* Free a table kept as a module's userdata; NULL is a no-op. */
-void sym_symtab_free(struct sym_symtab *t);
+   The name lives as long as MOD is reported. */
+const char *sym_module_function(Dwfl_Module *mod, uint64_t pc);
+/* The compilation unit DIE of MOD containing PC and its bias into *BIAS,
+   or NULL; like dwfl_module_addrdie, but also for DWARF without
+   .debug_aranges. */
+Dwarf_Die *sym_module_cu(Dwfl_Module *mod, uint64_t pc, Dwarf_Addr *bias);
+/* Free what the session kept as a module's userdata; NULL is a no-op. */
+void sym_module_free(struct sym_module *m);
 
 /* The record for PC, resolved now when first asked. Never NULL. */
 const struct sym_frame *sym_frame_get(struct sym_session *ss, uint64_t pc);

@@ -156,22 +156,23 @@ sym_unwind_attach(struct sym_session *ss)
 	return 0;
 }
 
-/* Collect one frame: the pc itself for the innermost frame and for frames
-   interrupted by a signal, the return address minus one for the others,
-   so that it lies inside the call instruction (a call that ends a
-   function would otherwise resolve to the next function). */
+/* Collect one frame: the pc itself for the innermost frame, the return
+   address minus one for the others, so that it lies inside the call
+   instruction (a call that ends a function would otherwise resolve to the
+   next function). Valgrind subtracts one from frames interrupted by a
+   signal and from the signal trampoline's too, although neither holds a
+   return address, and Massif's lines and addresses show it; so does this. */
 static int
 collect_frame(Dwfl_Frame *frame, void *arg)
 {
 	struct sym_unwind_state *uw = arg;
 	Dwarf_Addr pc;
-	bool activation;
 
-	if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
+	if (!dwfl_frame_pc(frame, &pc, NULL) || pc == 0)
 		return DWARF_CB_ABORT;
 	if (uw->n == 0)
 		pc = uw->cap->regs.rip;
-	else if (!activation)
+	else
 		pc--;
 	uw->pcs[uw->n++] = pc;
 	return uw->n < uw->max ? DWARF_CB_OK : DWARF_CB_ABORT;

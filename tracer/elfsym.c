@@ -239,7 +239,8 @@ int
 elf_object_find(const struct elf_object *obj, const char *name,
 		struct elf_symbol *out)
 {
-	if (!name[0])
+	/* Versions are chosen here, not named by the caller. */
+	if (!name[0] || strchr(name, '@'))
 		return -ENOENT;
 	if (find_in(obj, &obj->dynsym, name, out) == 0)
 		return 0;
@@ -337,33 +338,39 @@ elf_object_entry(const struct elf_object *obj)
 	return obj->entry;
 }
 
-/* A mapping starts at a page boundary of some PT_LOAD's file range; when
-   two segments share the page that holds OFFSET, the one that starts
-   there (its first page) is the one mapped, else any that covers it. */
+/* ld.so maps each PT_LOAD from the page holding its p_offset, so a mapping
+   whose offset is such a page most likely starts that segment; only when
+   none does is it a later piece (split by mprotect) of one covering it.
+   Two segments can share a file page, and then one line cannot tell. */
 int
 elf_object_bias_from_mapping(const struct elf_object *obj, uint64_t start,
 			     uint64_t offset, uint64_t *bias)
 {
 	uint64_t mask = ~(page_size() - 1);
-	const GElf_Phdr *hit = NULL;
 
-	for (size_t i = 0; i < obj->nloads; i++) {
-		const GElf_Phdr *ph = &obj->loads[i];
-		uint64_t first = ph->p_offset & mask;
+	for (int exact = 1; exact >= 0; exact--) {
+		uint64_t found = 0;
+		int n = 0;
 
-		if (offset < first || offset >= ph->p_offset + ph->p_filesz)
-			continue;
-		if (offset == first) {
-			hit = ph;
-			break;
+		for (size_t i = 0; i < obj->nloads; i++) {
+			const GElf_Phdr *ph = &obj->loads[i];
+			uint64_t first = ph->p_offset & mask, b;
+
+			if (offset < first ||
+			    offset >= ph->p_offset + ph->p_filesz ||
+			    (exact && offset != first))
+				continue;
+			/* The vaddr at OFFSET may lie before p_vaddr: unsigned
+			   arithmetic wraps back correctly. */
+			b = start - (ph->p_vaddr + offset - ph->p_offset);
+			if (n++ && b != found)
+				return -ENOTUNIQ;
+			found = b;
 		}
-		if (!hit)
-			hit = ph;
+		if (n) {
+			*bias = found;
+			return 0;
+		}
 	}
-	if (!hit)
-		return -ENOENT;
-	/* The vaddr at OFFSET, which may lie before p_vaddr when OFFSET is
-	   the page-aligned start: unsigned arithmetic wraps correctly. */
-	*bias = start - (hit->p_vaddr + offset - hit->p_offset);
-	return 0;
+	return -ENOENT;
 }

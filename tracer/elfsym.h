@@ -58,8 +58,11 @@ uint64_t elf_object_first_vaddr(const struct elf_object *obj);
 /* e_entry, so that a PIE whose AT_ENTRY is E has load bias E - this. */
 uint64_t elf_object_entry(const struct elf_object *obj);
 /* The load bias of OBJ given one of its mappings, START mapping file offset
-   OFFSET (a /proc/PID/maps line): sets *BIAS and returns 0, or -ENOENT when
-   no PT_LOAD maps that offset. The bias is 0 for ET_EXEC. */
+   OFFSET (a /proc/PID/maps line): sets *BIAS and returns 0, -ENOENT when
+   no PT_LOAD maps that offset, or -ENOTUNIQ when two PT_LOADs share the
+   file page at OFFSET and disagree (small objects: use the lowest mapping,
+   or START - elf_object_first_vaddr for the mapping of offset 0). The bias
+   is 0 for ET_EXEC. */
 int elf_object_bias_from_mapping(const struct elf_object *obj, uint64_t start,
 				 uint64_t offset, uint64_t *bias);
 

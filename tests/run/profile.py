@@ -4,7 +4,9 @@
 
   profile.py list DIR              the massif.* files of DIR, one a line,
                                    ordered by the pid that ends their name
-                                   (the order the processes were created)
+                                   (the order the processes were created;
+                                   pids that wrapped around pid_max sort
+                                   after the others)
   profile.py field FILE KEY        value of header line KEY (desc, cmd,
                                    time_unit)
   profile.py check FILE EXPECT...  checks the file against each EXPECT:
@@ -55,9 +57,25 @@ def pid_of(name):
     return int(m.group(1)) if m else -1
 
 
+def pid_max():
+    try:
+        with open("/proc/sys/kernel/pid_max") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 4194304
+
+
 def cmd_list(d):
     names = [n for n in os.listdir(d) if n.startswith("massif.")]
-    for n in sorted(names, key=lambda n: (pid_of(n), n)):
+    names.sort(key=lambda n: (pid_of(n), n))
+    # The pids of one run lie close together on the circle 0..pid_max; the
+    # run starts after the largest gap between consecutive pids.
+    pids = [pid_of(n) for n in names]
+    if len(pids) > 1:
+        gaps = [(pids[i] - pids[i - 1]) % pid_max() for i in range(len(pids))]
+        start = max(range(len(pids)), key=lambda i: gaps[i])
+        names = names[start:] + names[:start]
+    for n in names:
         print(os.path.join(d, n))
     return 0
 

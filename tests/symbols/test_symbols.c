@@ -3,7 +3,7 @@
    under ptrace to a raise(SIGSTOP) at the end of a known call chain; the
    driver captures registers and stack as the tracer does, unwinds, and
    checks names and Massif descriptions against the lines the program
-   reported through mark(). Usage: test_symbols MODE PROGRAM. */
+   reported through mark(). Usage: test_symbols MODE PROGRAM [ARG]. */
 #include "symbols/session.h"
 
 #include <errno.h>
@@ -372,6 +372,27 @@ done(struct stopped *t)
 	close(t->c.out);
 }
 
+/* --show-below-main=yes: the start functions by their own names; and
+   back. */
+static void
+check_show_below_main(struct stopped *t, unsigned main_at)
+{
+	uint64_t start_pc = t->pcs[t->n - 1];
+	const char *line;
+
+	sym_session_show_below_main(t->ss, true);
+	line = line_of(&t->sym, t->pcs[main_at + 1]);
+	check(starts_with(line, "__libc_start_call_main (libc_start_call_main.h:"),
+	      "shown below main: \"%s\"", line);
+	line = line_of(&t->sym, start_pc);
+	check(starts_with(line, "_start (in /"), "shown below main: \"%s\"",
+	      line);
+	sym_session_show_below_main(t->ss, false);
+	line = line_of(&t->sym, start_pc);
+	check(starts_with(line, "(below main) (in /"),
+	      "hidden below main again: \"%s\"", line);
+}
+
 static const char *const chain_names[] = { "f3", "f2", "f1", "f0", "main" };
 
 /* Names, lines and below-main frames of the -O0 chain; then that what was
@@ -401,6 +422,7 @@ test_chain(const char *prog, bool session_at_exec)
 	check_line(&t.sym, t.pcs[at + 4], "main (chain.c:%d)",
 		   mark_line(&t.marks, "main"));
 	check_below_main(&t.sym, t.pcs, t.n, (unsigned)at + 4);
+	check_show_below_main(&t, (unsigned)at + 4);
 
 	/* A truncated unwind keeps the innermost frames. */
 	n2 = sym_unwind(t.ss, &t.snap.cap, again, 3);
@@ -593,10 +615,13 @@ test_fork(const char *prog)
 	for (unsigned i = 0; i < pn; i++)
 		psym.function_name(psym.ctx, ppcs[i]);
 	check(find_name(&psym, ppcs, pn, "main") >= 0, "parent: no main");
+	sym_session_show_below_main(ps, true);
 	cs = sym_session_fork(ps, kid);
 	if (!cs)
 		harness("sym_session_fork");
 	csym = sym_session_symbolizer(cs);
+	check(starts_with(line_of(&csym, ppcs[pn - 1]), "_start ("),
+	      "the copy does not show below main as its parent does");
 
 	/* A traced fork's child starts with a SIGSTOP of its own, then runs
 	   the chain to the raise. */
@@ -631,6 +656,68 @@ test_fork(const char *prog)
 		      "parent frame %u: no description in the copy", i);
 	}
 	sym_session_free(cs);
+	close(c.out);
+}
+
+/* A library loaded after the session was made is found when its code is
+   met; unloaded, it is dropped by a re-reading of the modules, and what was
+   resolved in it stays. */
+static void
+test_dlopen(const char *prog, const char *lib)
+{
+	static const char *const names[] = { "leaf", "dl_entry", "main" };
+	static struct snap s;
+	uint64_t pcs[MAX_PCS], dl_pc;
+	const char *dl_line, *dl_name;
+	struct ht_symbolizer sym;
+	struct sym_session *ss;
+	struct marks marks;
+	struct child c;
+	unsigned n;
+	int at;
+
+	launch(prog, lib, 0, &c);
+	ss = sym_session_new(c.pid);
+	if (!ss)
+		harness("sym_session_new");
+	sym = sym_session_symbolizer(ss);
+	if (ptrace(PTRACE_CONT, c.pid, NULL, NULL) != 0)
+		harness("PTRACE_CONT");
+	wait_sigstop(c.pid);
+	read_marks(c.out, &marks);
+	capture(c.pid, &s);
+	n = sym_unwind(ss, &s.cap, pcs, MAX_PCS);
+	dump(&sym, pcs, n);
+	at = check_names(&sym, pcs, n, names, 3);
+	if (at < 0)
+		goto out;
+	check_line(&sym, pcs[at], "leaf (dlmain.c:%d)",
+		   mark_line(&marks, "leaf"));
+	check_line(&sym, pcs[at + 1], "dl_entry (dlib.c:%d)",
+		   mark_line(&marks, "dl_entry"));
+	dl_pc = pcs[at + 1];
+	dl_line = line_of(&sym, dl_pc);
+	dl_name = sym.function_name(sym.ctx, dl_pc);
+
+	if (ptrace(PTRACE_CONT, c.pid, NULL, NULL) != 0)
+		harness("PTRACE_CONT");
+	wait_sigstop(c.pid);
+	read_marks(c.out, &marks);
+	capture(c.pid, &s);
+	sym_session_refresh(ss);
+	n = sym_unwind(ss, &s.cap, pcs, MAX_PCS);
+	dump(&sym, pcs, n);
+	at = find_name(&sym, pcs, n, "main");
+	check(at >= 0, "no main after dlclose");
+	if (at >= 0)
+		check_line(&sym, pcs[at], "main (dlmain.c:%d)",
+			   mark_line(&marks, "main"));
+	check(line_of(&sym, dl_pc) == dl_line &&
+	      sym.function_name(sym.ctx, dl_pc) == dl_name,
+	      "the unloaded library's frame was resolved again");
+out:
+	finish(c.pid);
+	sym_session_free(ss);
 	close(c.out);
 }
 
@@ -691,8 +778,8 @@ main(int argc, char **argv)
 {
 	const char *mode, *prog;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s MODE PROGRAM\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s MODE PROGRAM [ARG]\n", argv[0]);
 		return EXIT_HARNESS;
 	}
 	mode = argv[1];
@@ -712,6 +799,8 @@ main(int argc, char **argv)
 		test_cxx(prog);
 	else if (strcmp(mode, "fork") == 0)
 		test_fork(prog);
+	else if (strcmp(mode, "dlopen") == 0 && argc == 4)
+		test_dlopen(prog, argv[3]);
 	else if (strcmp(mode, "bench") == 0)
 		bench(prog);
 	else {

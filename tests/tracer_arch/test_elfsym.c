@@ -2,9 +2,11 @@
 /* elfsym against the dynamic linker's own view of this process: libc's
    symbols, file bytes and load bias must match what dlsym, the live code
    and /proc/self/maps say. "elfsym static PROG" instead checks a static
-   executable, which prints where its malloc is (77 when none was built);
-   "elfsym nonelf FILE" adds a non-ELF file to the error cases. */
+   executable, which prints where its malloc is (77 when none was built).
+   Hand-made objects cover shared file pages and versions spelled into
+   .symtab names. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <link.h>
@@ -63,7 +65,8 @@ test_libc_symbols(struct elf_object *obj, void *libc, uint64_t bias)
 		struct elf_symbol s;
 		uint64_t vaddr = 0;
 
-		CHECK(elf_object_lookup(obj, name, &vaddr) == 0 && vaddr == want,
+		CHECK(elf_object_lookup(obj, name, &vaddr) == 0 &&
+			      vaddr == want,
 		      "%s: %#" PRIx64 " want %#" PRIx64, name, vaddr, want);
 		CHECK(elf_object_find(obj, name, &s) == 0 && s.dynamic &&
 			      !s.ifunc && s.size > 0 && s.vaddr == want,
@@ -219,13 +222,16 @@ test_libc(void)
 	return 0;
 }
 
-/* This executable: dynamically linked, and AT_ENTRY - e_entry is its
-   bias. */
+/* This executable: dynamically linked, AT_ENTRY - e_entry is its bias,
+   and each of its mappings gives that bias or admits it cannot tell. */
 static void
 test_self(void)
 {
 	struct found f = { .suffix = "/no/such/object" };
+	struct mapping m[16];
+	int n = read_mappings("/proc/self/exe", m, 16);
 	struct elf_object *obj = elf_object_open("/proc/self/exe");
+	uint64_t got;
 
 	dl_iterate_phdr(find_object, &f);
 	CHECK(obj, "self: %s", strerror(errno));
@@ -234,6 +240,133 @@ test_self(void)
 	CHECK(elf_object_has_interp(obj), "self has PT_INTERP");
 	CHECK(getauxval(AT_ENTRY) - elf_object_entry(obj) == f.first_bias,
 	      "entry bias");
+	CHECK(n >= 2, "%d mappings of self", n);
+	for (int i = 0; i < n; i++) {
+		int ret = elf_object_bias_from_mapping(obj, m[i].start,
+						       m[i].offset, &got);
+
+		CHECK(ret == -ENOTUNIQ || (ret == 0 && got == f.first_bias),
+		      "self mapping %#" PRIx64 " offset %#" PRIx64 ": %d",
+		      m[i].start, m[i].offset, ret);
+	}
+	CHECK(n >= 1 && elf_object_bias_from_mapping(obj, m[0].start,
+						     m[0].offset, &got) == 0 &&
+		      got == f.first_bias, "lowest mapping");
+	elf_object_close(obj);
+}
+
+/* A hand-made ET_DYN whose PT_LOADs share file pages, as in small
+   objects. A: offset 0, vaddr 0, 0x1200 bytes. B: offset 0x1800, vaddr
+   0x2800, 0x100 bytes (0x400 in memory), so it starts in A's last page.
+   C and D start in the same page: 0x2100 at 0x5100, and 0x2400 at
+   0x7400, 0x80 bytes each. Mapped with bias 0x10000. */
+static const struct {
+	uint64_t offset, vaddr, filesz, memsz;
+} shared_loads[] = {
+	{ 0x0, 0x0, 0x1200, 0x1200 },
+	{ 0x1800, 0x2800, 0x100, 0x400 },
+	{ 0x2100, 0x5100, 0x80, 0x80 },
+	{ 0x2400, 0x7400, 0x80, 0x80 },
+};
+
+static struct elf_object *
+open_shared_page_object(void)
+{
+	static uint8_t image[0x3000];
+	char path[] = "/tmp/ht-elfsym-XXXXXX";
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)image;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(image + sizeof(*eh));
+	struct elf_object *obj;
+	int fd = mkstemp(path);
+
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = 0x1234;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 4;
+	for (int i = 0; i < 4; i++)
+		ph[i] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R,
+				      .p_offset = shared_loads[i].offset,
+				      .p_vaddr = shared_loads[i].vaddr,
+				      .p_filesz = shared_loads[i].filesz,
+				      .p_memsz = shared_loads[i].memsz,
+				      .p_align = 0x1000 };
+	image[0x18ff] = 0xab;
+	CHECK(fd >= 0 && write(fd, image, sizeof(image)) == sizeof(image),
+	      "write");
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	obj = elf_object_open(path);
+	CHECK(obj, "open: %s", strerror(errno));
+	unlink(path);
+	return obj;
+}
+
+static void
+test_shared_page(void)
+{
+	struct elf_object *obj = open_shared_page_object();
+	uint8_t buf[16];
+	uint64_t v = 0;
+
+	if (!obj)
+		return;
+	CHECK(elf_object_is_dyn(obj) && !elf_object_has_interp(obj), "type");
+	CHECK(elf_object_entry(obj) == 0x1234, "entry");
+	CHECK(elf_object_first_vaddr(obj) == 0, "first_vaddr");
+	CHECK(elf_object_bias_from_mapping(obj, 0x10000, 0, &v) == 0 &&
+		      v == 0x10000, "A: %#" PRIx64, v);
+	/* B's mapping (vaddr page 0x2000, file page 0x1000) is B's, not a
+	   piece of A. */
+	CHECK(elf_object_bias_from_mapping(obj, 0x12000, 0x1000, &v) == 0 &&
+		      v == 0x10000, "B: %#" PRIx64, v);
+	CHECK(elf_object_bias_from_mapping(obj, 0x15000, 0x2000, &v) ==
+		      -ENOTUNIQ, "C and D share their first page");
+	CHECK(elf_object_bias_from_mapping(obj, 0x15000, 0x2050, &v) ==
+		      -ENOTUNIQ, "C and D, inside");
+	CHECK(elf_object_bias_from_mapping(obj, 0x10000, 0x3000, &v) ==
+		      -ENOENT, "past the file bytes");
+	CHECK(elf_object_vaddr_to_offset(obj, 0x2800, &v) == 0 && v == 0x1800,
+	      "offset of B");
+	CHECK(elf_object_vaddr_to_offset(obj, 0x2900, &v) == -ENOENT,
+	      "B's bss has no file offset");
+	CHECK(elf_object_read(obj, 0x28ff, buf, sizeof(buf)) == 1 &&
+		      buf[0] == 0xab, "short read at the end of B");
+	CHECK(elf_object_read(obj, 0x2900, buf, sizeof(buf)) == -ENOENT,
+	      "read in bss");
+	CHECK(elf_object_lookup(obj, "malloc", &v) == -ENOENT,
+	      "no symbol tables");
+	elf_object_close(obj);
+}
+
+/* Versions spelled into .symtab names: the default one wins, and the
+   versioned spellings are not names of their own. */
+static void
+test_versioned_symtab(const char *path)
+{
+	struct elf_object *obj = elf_object_open(path);
+	struct elf_symbol s, v1, v2;
+
+	CHECK(obj, "%s: %s", path, strerror(errno));
+	if (!obj)
+		return;
+	CHECK(elf_object_find(obj, "ht_v1", &v1) == 0 &&
+		      elf_object_find(obj, "ht_v2", &v2) == 0 &&
+		      v1.vaddr != v2.vaddr, "ht_v1, ht_v2");
+	CHECK(elf_object_find(obj, "ht_versioned", &s) == 0 && !s.dynamic &&
+		      s.vaddr == v2.vaddr,
+	      "ht_versioned is ht_v2, the default");
+	CHECK(elf_object_find(obj, "ht_versioned@HT_1", &s) == -ENOENT,
+	      "spelled version");
+	CHECK(elf_object_find(obj, "ht_v", &s) == -ENOENT, "prefix");
 	elf_object_close(obj);
 }
 
@@ -324,6 +457,7 @@ test_static(const char *prog)
 	return 0;
 }
 
+/* elfsym [NONELF [VERSIONED_O]] | elfsym static [PROG] */
 int
 main(int argc, char **argv)
 {
@@ -334,8 +468,10 @@ main(int argc, char **argv)
 	} else {
 		ret = test_libc();
 		test_self();
-		test_errors(argc >= 3 && strcmp(argv[1], "nonelf") == 0 ?
-				    argv[2] : NULL);
+		test_shared_page();
+		test_errors(argc >= 2 ? argv[1] : NULL);
+		if (argc >= 3)
+			test_versioned_symtab(argv[2]);
 	}
 	if (ret)
 		return ret;

@@ -44,15 +44,16 @@ enum arch_emulate_op {
    jump back. */
 struct arch_displaced {
 	enum arch_displaced_kind kind;
-	size_t len;                   /* length of the original instruction */
-	uint8_t orig[ARCH_MAX_INSN];  /* its bytes */
-	uint8_t slot[ARCH_XOL_SLOT];  /* XOL: what to write into the slot */
-	size_t slot_len;              /* XOL: len + 5, or len + 14 (absolute jump back) */
-	bool rip_relative;            /* XOL: the copy's disp32 was re-targeted */
-	enum arch_emulate_op op;      /* EMULATE: which branch */
-	uint8_t cond;                 /* EMULATE JCC: condition, opcode's low nibble */
-	int32_t rel;                  /* EMULATE: target = addr + len + rel */
-	char text[64];                /* disassembly, for messages */
+	size_t len;                  /* length of the original instruction */
+	uint8_t orig[ARCH_MAX_INSN]; /* its bytes */
+	uint8_t slot[ARCH_XOL_SLOT]; /* XOL: what to write into the slot */
+	size_t slot_len;             /* XOL: len + 5, or len + 14 when the
+					jump back is absolute */
+	bool rip_relative;           /* XOL: the copy's disp32 re-targeted */
+	enum arch_emulate_op op;     /* EMULATE: which branch */
+	uint8_t cond;                /* EMULATE JCC: opcode's low nibble */
+	int32_t rel;                 /* EMULATE: target = addr + len + rel */
+	char text[64];               /* disassembly, for messages */
 };
 
 /* Decode the instruction CODE (at least ARCH_MAX_INSN readable bytes, fewer

@@ -8,3 +8,7 @@ f1(void)
 {
 	CALL(f2());
 }
+
+/* A second, longer name for the same code: Massif names a function by the
+   shortest of its aliases, and so must the session. */
+void f1_longer_alias(void) __attribute__((alias("f1")));

@@ -8,3 +8,7 @@ f2(void)
 {
 	CALL(f3());
 }
+
+/* A second, longer name for the same code: Massif names a function by the
+   shortest of its aliases, and so must the session. */
+void f2_longer_alias(void) __attribute__((alias("f2")));

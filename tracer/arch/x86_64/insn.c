@@ -148,14 +148,15 @@ check_refused(const struct ctx *c)
 			      "%s: LOCK-prefixed instructions are refused", t);
 	if (id == X86_INS_INT3)
 		return refuse(c, -ENOTSUP,
-			      "%s: already a breakpoint (another debugger?)", t);
+			      "%s: already a breakpoint (another debugger?)",
+			      t);
 	if (id == X86_INS_SYSCALL || id == X86_INS_SYSENTER)
 		return refuse(c, -ENOTSUP,
 			      "%s: system calls are refused (their stops and restarts would be seen in the slot)",
 			      t);
 	if (in_group(c, CS_GRP_INT))
-		return refuse(c, -ENOTSUP, "%s: software interrupts are refused",
-			      t);
+		return refuse(c, -ENOTSUP,
+			      "%s: software interrupts are refused", t);
 	if (in_group(c, CS_GRP_IRET) || in_group(c, CS_GRP_PRIVILEGE) ||
 	    is_privileged(id))
 		return refuse(c, -ENOTSUP,
@@ -171,8 +172,8 @@ check_refused(const struct ctx *c)
 			      t);
 	case X86_INS_LOOP: case X86_INS_LOOPE: case X86_INS_LOOPNE:
 	case X86_INS_JCXZ: case X86_INS_JECXZ: case X86_INS_JRCXZ:
-		return refuse(c, -ENOTSUP, "%s: loop and jrcxz are not emulated",
-			      t);
+		return refuse(c, -ENOTSUP,
+			      "%s: loop and jrcxz are not emulated", t);
 	default:
 		break;
 	}
@@ -196,7 +197,8 @@ prepare_emulation(const struct ctx *c)
 
 	npfx = count_prefixes(c->code, d->len, &lock);
 	for (size_t i = 0; i < npfx; i++)
-		if (c->code[i] != 0xf2 && c->code[i] != 0x2e && c->code[i] != 0x3e)
+		if (c->code[i] != 0xf2 && c->code[i] != 0x2e &&
+		    c->code[i] != 0x3e)
 			return refuse(c, -ENOTSUP,
 				      "%s: prefix %02x on a relative branch is not emulated",
 				      d->text, c->code[i]);
@@ -329,6 +331,20 @@ prepare_xol(const struct ctx *c, uint64_t slot_addr)
 	return 0;
 }
 
+/* A copy of a relative branch would branch relative to the slot, so this
+   errs on the side of "relative": the group, or a jump or call whose only
+   operand is an immediate target. */
+static bool
+is_relative_branch(const struct ctx *c)
+{
+	const cs_x86 *x = &c->insn->detail->x86;
+
+	if (in_group(c, CS_GRP_BRANCH_RELATIVE))
+		return true;
+	return (in_group(c, CS_GRP_JUMP) || in_group(c, CS_GRP_CALL)) &&
+	       x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+}
+
 static int
 classify(struct ctx *c, uint64_t slot_addr)
 {
@@ -345,7 +361,7 @@ classify(struct ctx *c, uint64_t slot_addr)
 	ret = check_refused(c);
 	if (ret)
 		return ret;
-	if (in_group(c, CS_GRP_BRANCH_RELATIVE))
+	if (is_relative_branch(c))
 		return prepare_emulation(c);
 	return prepare_xol(c, slot_addr);
 }

@@ -147,6 +147,8 @@ on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 	} else {
 		pr->ss = sym_session_new(pid);
 		if (pr->ss) {
+			sym_session_show_below_main(pr->ss,
+						    prof->opt->show_below_main);
 			pr->sym = sym_session_symbolizer(pr->ss);
 		} else {
 			ht_warn("process %d: cannot read its symbols: %s",

@@ -47,7 +47,7 @@ struct sym_session {
 	bool show_below_main;          /* describe by real names only */
 	Dwfl *dwfl;
 	Elf64_Ehdr arch_ehdr;          /* the image ARCH_ELF reads */
-	Elf *arch_elf;                 /* names the machine to dwfl_attach_state */
+	Elf *arch_elf;                 /* the machine, for dwfl_attach_state */
 	struct u64map frames;          /* pc -> struct sym_frame * (owned) */
 	struct u64map refreshed;       /* pcs in no module that got a refresh */
 	struct sym_unwind_state uw;

@@ -74,11 +74,12 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 {
 	struct sym_session *ss = arg;
 	const struct sym_capture *cap = ss->uw.cap;
+	uint64_t off = addr - cap->stack_addr;
 
 	(void)dwfl;
 	if (addr >= cap->stack_addr && cap->len >= sizeof(*out) &&
-	    addr - cap->stack_addr <= cap->len - sizeof(*out)) {
-		memcpy(out, cap->stack + (addr - cap->stack_addr), sizeof(*out));
+	    off <= cap->len - sizeof(*out)) {
+		memcpy(out, cap->stack + off, sizeof(*out));
 		return true;
 	}
 	return read_outside(ss, addr, out);

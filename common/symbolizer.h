@@ -5,6 +5,7 @@
 #ifndef HT_COMMON_SYMBOLIZER_H
 #define HT_COMMON_SYMBOLIZER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* One printed line of a frame: Massif prints an address whose code was
@@ -27,5 +28,9 @@ struct ht_symbolizer {
 	unsigned (*describe)(void *ctx, uint64_t pc, const char **lines,
 			     unsigned max);
 };
+
+/* True for the C library's start-up functions that call main, which
+   Valgrind reports as "(below main)" and cuts stacks at. */
+bool ht_is_below_main(const char *name);
 
 #endif

@@ -60,6 +60,15 @@ ht_xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void *
+ht_xmemdup_array(const void *src, size_t n, size_t cap, size_t size)
+{
+	void *dst = ht_xreallocarray(NULL, cap > n ? cap : n, size);
+	if (n)
+		memcpy(dst, src, n * size);
+	return dst;
+}
+
 void
 ht_xgrow(void **array, size_t *cap, size_t need, size_t size)
 {

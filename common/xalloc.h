@@ -17,6 +17,10 @@ char *ht_xstrdup(const char *s);
 /* A malloc'd string formatted like printf, dying on failure. */
 char *ht_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A new array with room for CAP (>= N) elements of SIZE bytes, holding a
+   copy of the first N elements of SRC. */
+void *ht_xmemdup_array(const void *src, size_t n, size_t cap, size_t size);
+
 /* Grow *ARRAY (of *CAP elements of SIZE bytes) so that it holds at least
    NEED elements; doubles to keep appends amortised O(1). */
 void ht_xgrow(void **array, size_t *cap, size_t need, size_t size);

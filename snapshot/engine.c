@@ -62,15 +62,6 @@ snap_engine_free(struct snap_engine *eng)
 	free(eng);
 }
 
-static void *
-dup_array(const void *src, size_t n, size_t cap, size_t size)
-{
-	void *dst = ht_xcalloc(cap ? cap : 1, size);
-	if (n)
-		memcpy(dst, src, n * size);
-	return dst;
-}
-
 struct snap_engine *
 snap_engine_clone(const struct snap_engine *src)
 {
@@ -80,16 +71,16 @@ snap_engine_clone(const struct snap_engine *src)
 	stack_filter_copy(&eng->filter, &src->filter);
 	xtree_copy(&eng->tree, &src->tree);
 	u64map_copy(&eng->block_index, &src->block_index);
-	eng->blocks = dup_array(src->blocks, src->n_blocks, src->cap_blocks,
+	eng->blocks = ht_xmemdup_array(src->blocks, src->n_blocks, src->cap_blocks,
 				sizeof(*src->blocks));
-	eng->free_slots = dup_array(src->free_slots, src->n_free_slots,
+	eng->free_slots = ht_xmemdup_array(src->free_slots, src->n_free_slots,
 				    src->cap_free_slots,
 				    sizeof(*src->free_slots));
 	eng->snaps = ht_xcalloc(src->opt->max_snapshots, sizeof(*eng->snaps));
 	for (size_t i = 0; i < src->n_snaps; i++) {
 		eng->snaps[i] = src->snaps[i];
 		eng->snaps[i].tree = src->snaps[i].tree
-			? dup_array(src->snaps[i].tree, src->snaps[i].n_tree,
+			? ht_xmemdup_array(src->snaps[i].tree, src->snaps[i].n_tree,
 				    src->snaps[i].n_tree,
 				    sizeof(*src->snaps[i].tree))
 			: NULL;

@@ -562,16 +562,6 @@ vg_fini(struct snap_extra *x)
 	free(a);
 }
 
-static void *
-dup_array(const void *p, size_t n, size_t size)
-{
-	void *c = ht_xreallocarray(NULL, n, size);
-
-	if (n)
-		memcpy(c, p, n * size);
-	return c;
-}
-
 static void
 vg_clone(struct snap_extra *dst, const struct snap_extra *src)
 {
@@ -579,11 +569,11 @@ vg_clone(struct snap_extra *dst, const struct snap_extra *src)
 	struct arena *c = ht_xmalloc(sizeof(*c));
 
 	*c = *a;
-	c->blk = dup_array(a->blk, a->n_blk, sizeof(*a->blk));
+	c->blk = ht_xmemdup_array(a->blk, a->n_blk, a->n_blk, sizeof(*a->blk));
 	c->cap_blk = a->n_blk;
-	c->sb = dup_array(a->sb, a->n_sb, sizeof(*a->sb));
+	c->sb = ht_xmemdup_array(a->sb, a->n_sb, a->n_sb, sizeof(*a->sb));
 	c->cap_sb = a->n_sb;
-	c->order = dup_array(a->order, a->n_order, sizeof(*a->order));
+	c->order = ht_xmemdup_array(a->order, a->n_order, a->n_order, sizeof(*a->order));
 	c->cap_order = a->n_order;
 	dst->state = c;
 }

@@ -91,24 +91,6 @@ is_alloc_fn(const struct ht_options *opt, const char *name)
 	       in_list(name, opt->alloc_fns, opt->n_alloc_fns);
 }
 
-static bool
-has_prefix(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* The functions Valgrind reports as "(below main)". */
-static bool
-is_below_main(const char *name)
-{
-	return strcmp(name, "__libc_start_main") == 0 ||
-	       strcmp(name, "__libc_start_call_main") == 0 ||
-	       strcmp(name, "generic_start_main") == 0 ||
-	       strcmp(name, "_start") == 0 ||
-	       has_prefix(name, "__libc_start_main.") ||
-	       has_prefix(name, "generic_start_main.");
-}
-
 static unsigned
 classify(struct stack_filter *f, uint64_t pc)
 {
@@ -126,7 +108,7 @@ classify(struct stack_filter *f, uint64_t pc)
 			c |= PC_IGNORE_FN;
 		if (strcmp(name, "main") == 0)
 			c |= PC_MAIN;
-		else if (is_below_main(name))
+		else if (ht_is_below_main(name))
 			c |= PC_BELOW_MAIN;
 	}
 	*slot = c;

@@ -44,19 +44,6 @@ demangle(const char *raw)
 	return out;
 }
 
-/* Functions Valgrind prints as "(below main)": the C library's code that
-   runs before main and calls it. */
-static bool
-is_below_main(const char *name)
-{
-	return strcmp(name, "__libc_start_main") == 0 ||
-	       strcmp(name, "__libc_start_call_main") == 0 ||
-	       strcmp(name, "generic_start_main") == 0 ||
-	       strcmp(name, "_start") == 0 ||
-	       strncmp(name, "__libc_start_main.", 18) == 0 ||
-	       strncmp(name, "generic_start_main.", 19) == 0;
-}
-
 /* A source position: FILE as the line table records it (NULL: unknown). */
 struct where {
 	const char *file;
@@ -168,7 +155,7 @@ describe_pc(struct sym_frame *f, Dwfl_Module *mod, uint64_t pc,
 	}
 	free(scopes);
 	f->lines[f->n_lines++] = format_line(f->name, at, object);
-	if (f->name && is_below_main(f->name))
+	if (f->name && ht_is_below_main(f->name))
 		f->below_main = format_line("(below main)", at, object);
 }
 

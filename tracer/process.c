@@ -33,15 +33,6 @@ proc_new(struct tracer *t, pid_t pid)
 	return p;
 }
 
-static void *
-dup_bytes(const void *src, size_t n, size_t cap, size_t size)
-{
-	void *dst = ht_xcalloc(cap ? cap : 1, size);
-	if (n)
-		memcpy(dst, src, n * size);
-	return dst;
-}
-
 struct tproc *
 proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 {
@@ -49,9 +40,9 @@ proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 	*p = *parent;
 	p->pid = child;
 	p->mem_fd = open_mem(child);
-	p->probes = dup_bytes(parent->probes, parent->n_probes,
+	p->probes = ht_xmemdup_array(parent->probes, parent->n_probes,
 			      parent->cap_probes, sizeof(*p->probes));
-	p->scratch = dup_bytes(parent->scratch, parent->n_scratch,
+	p->scratch = ht_xmemdup_array(parent->scratch, parent->n_scratch,
 			       parent->cap_scratch, sizeof(*p->scratch));
 	u64map_copy(&p->probe_at, &parent->probe_at);
 	u64map_copy(&p->objects_seen, &parent->objects_seen);

@@ -13,18 +13,7 @@
 #include "snapshot/snapshot.h"
 #include "symbols/table.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                    \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__,  \
-				#cond);                                     \
-			fprintf(stderr, __VA_ARGS__);                       \
-			fputc('\n', stderr);                                \
-			failures++;                                         \
-		}                                                           \
-	} while (0)
+#include "tests/check.h"
 
 /* Code addresses of the fake program: ALLOC is inside malloc, the others
    are call sites in functions whose names the table knows. */

@@ -17,7 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "tests/tracer_arch/check.h"
+#include "tests/check.h"
 #include "tracer/elfsym.h"
 
 struct found {

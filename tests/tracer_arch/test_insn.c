@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tests/tracer_arch/check.h"
+#include "tests/check.h"
 #include "tracer/arch/arch.h"
 #include "tracer/elfsym.h"
 

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tests/tracer_arch/check.h"
+#include "tests/check.h"
 #include "tracer/arch/arch.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the tracer_arch tests share: a CHECK that counts failures instead of
+/* What the unit tests share: a CHECK that counts failures instead of
    stopping at the first, and the exit codes meson reads (0 pass, 1 fail,
    77 skip, 99 harness error). */
-#ifndef HT_TESTS_TRACER_ARCH_CHECK_H
-#define HT_TESTS_TRACER_ARCH_CHECK_H
+#ifndef HT_TESTS_CHECK_H
+#define HT_TESTS_CHECK_H
 
 #include <stdio.h>
 

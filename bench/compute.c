@@ -7,7 +7,7 @@
 int
 main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 60000000;
+	long n = argc > 1 ? atol(argv[1]) : 700000000;
 	double *v = malloc(1024 * sizeof(*v));
 	for (int i = 0; i < 1024; i++)
 		v[i] = i * 0.5;

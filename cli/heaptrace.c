@@ -39,13 +39,13 @@ cmd_version(void)
 	return stdout_finish();
 }
 
-/* Counting the target's instructions needs a hardware counter, which
-   heaptrace does not read yet; the profile says ms instead of pretending. */
+/* Counting the target's instructions needs a hardware counter; without
+   one the profile says ms instead of pretending. */
 static void
 choose_time_unit(struct ht_options *opt)
 {
-	if (opt->time_unit == HT_TIME_I) {
-		ht_warn("instruction counting is not available; "
+	if (opt->time_unit == HT_TIME_I && !tracer_instructions_available()) {
+		ht_warn("no hardware instruction counter on this machine; "
 			"recording --time-unit=i as ms");
 		opt->time_unit = HT_TIME_MS;
 	}

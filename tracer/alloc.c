@@ -67,7 +67,7 @@ emit(struct tracer *t, struct tracee *tc, struct ht_event *ev)
 	if (!tc->proc->profiling)
 		return;
 	ev->tid = (uint32_t)tc->tid;
-	ev->time = tracer_now_ms(t);
+	ev->time = tracer_clock(t, tc->proc);
 	t->sink->event(t->sink->ctx, tc->proc->pid, ev);
 }
 

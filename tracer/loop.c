@@ -46,7 +46,7 @@ static void
 start_profile(struct tracer *t, struct tproc *p, pid_t parent)
 {
 	p->profiling = true;
-	t->sink->process_start(t->sink->ctx, p->pid, parent, tracer_now_ms(t));
+	t->sink->process_start(t->sink->ctx, p->pid, parent, tracer_clock(t, p));
 }
 
 static void
@@ -157,7 +157,10 @@ on_new_task(struct tracer *t, struct tracee *tc, int event)
 	pid_t child = (pid_t)msg;
 	struct tproc *p = tc->proc;
 	if (event != PTRACE_EVENT_CLONE) {
+		uint64_t parent_count = t->opt->time_unit == HT_TIME_I
+			? perfcount_process(t, tc->proc) : 0;
 		p = proc_fork(t, tc->proc, child);
+		p->insn_base = (int64_t)parent_count;
 		if (tc->proc->profiling)
 			start_profile(t, p, tc->proc->pid);
 	}
@@ -167,6 +170,7 @@ on_new_task(struct tracer *t, struct tracee *tc, int event)
 		ntc->proc = p;
 		p->n_threads++;
 		ntc->held = false;
+		perfcount_thread_start(t, ntc);
 		if (event != PTRACE_EVENT_CLONE)
 			copy_pending(ntc, tc);
 		resume(ntc, 0);
@@ -221,6 +225,9 @@ on_exec(struct tracer *t, struct tracee *tc)
 	}
 	t->started = true;
 	proc_exec_reset(p);
+	p->insn_base = 0;
+	if (t->opt->time_unit == HT_TIME_I)
+		p->insn_base = -(int64_t)perfcount_process(t, p);
 	int err = loader_setup_exec(t, p, tc->tid);
 	if (err)
 		ht_warn("process %d: cannot plant probes: %s", (int)p->pid,

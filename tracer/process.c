@@ -106,6 +106,7 @@ tracee_add(struct tracer *t, pid_t tid, struct tproc *p)
 	tc->proc = p;
 	if (p)
 		p->n_threads++;
+	perfcount_thread_start(t, tc);
 	u64map_put(&t->tracees, (uint64_t)tid, (uint64_t)(uintptr_t)tc);
 	return tc;
 }
@@ -114,6 +115,7 @@ void
 tracee_remove(struct tracer *t, struct tracee *tc)
 {
 	u64map_remove(&t->tracees, (uint64_t)tc->tid, NULL);
+	perfcount_thread_end(tc);
 	if (tc->proc)
 		tc->proc->n_threads--;
 	alloc_pending_clear(tc);

@@ -67,6 +67,10 @@ int tracer_run(const struct ht_options *opt, char *const argv[],
 	       const struct tracer_sink *sink, struct tracer_result *res,
 	       char *err, size_t errlen);
 
+/* True when this machine can count a process's user-space instructions
+   (--time-unit=i); otherwise heaptrace records milliseconds. */
+bool tracer_instructions_available(void);
+
 /* The name of the backend that delivered events ("ptrace breakpoints"). */
 const char *tracer_backend_name(void);
 

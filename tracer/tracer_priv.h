@@ -73,6 +73,9 @@ struct tproc {
 	bool profiling;           /* between process_start and process_end */
 	bool detaching;           /* exec without --trace-children */
 	int n_threads;
+	int64_t insn_base;        /* instructions counted outside live threads'
+				     counters (exited threads, the parent before
+				     a fork, minus the count before an exec) */
 };
 
 /* One traced thread. */
@@ -82,6 +85,7 @@ struct tracee {
 	bool held;                /* first stop seen before the creator's event */
 	bool first_stop_pending;  /* its initial PTRACE_EVENT_STOP is to come */
 	bool in_freeres;          /* running injected freeres calls */
+	int insn_fd;              /* its instruction counter, or -1 */
 	struct user_regs_struct freeres_saved;
 	int freeres_next;
 	struct pending_call *pending;
@@ -172,5 +176,15 @@ struct tracee *tracee_add(struct tracer *t, pid_t tid, struct tproc *p);
 void tracee_remove(struct tracer *t, struct tracee *tc);
 /* Milliseconds since the tracer started. */
 uint64_t tracer_now_ms(const struct tracer *t);
+
+/* ---- perfcount.c: the instruction clock ---- */
+/* Open TC's instruction counter when the clock is instructions. */
+void perfcount_thread_start(struct tracer *t, struct tracee *tc);
+/* Fold TC's final count into its process and close the counter. */
+void perfcount_thread_end(struct tracee *tc);
+/* Instructions P has executed. */
+uint64_t perfcount_process(struct tracer *t, const struct tproc *p);
+/* The current time of P in the session's unit (ms or instructions). */
+uint64_t tracer_clock(struct tracer *t, const struct tproc *p);
 
 #endif

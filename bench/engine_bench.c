@@ -2,8 +2,9 @@
 /* Micro-benchmark of the snapshot engine alone: a synthetic but realistic
    stream (a few hundred distinct stacks of depth 12-20, a working set of
    live blocks, malloc/free/realloc mixed) fed through each extra-bytes
-   model. Prints events per second and the process's peak RSS, which must
-   stay flat as the event count grows (memory bounded by live blocks). */
+   model. Prints events per second, the process's peak RSS, which must
+   stay flat as the event count grows (memory bounded by live blocks), and
+   a digest of every snapshot, which an optimisation must leave unchanged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,29 @@ make_stacks(struct stack *stacks, struct sym_table *t)
 	}
 }
 
+/* FNV-1a over the words of every snapshot and its tree: equal digests mean
+   equal massif.out files. */
+static uint64_t
+digest(const struct snap_engine *eng)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t n = snap_engine_count(eng);
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_snapshot *s = snap_engine_snapshot(eng, i);
+		uint64_t w[] = { s->kind, s->time, s->heap, s->extra, s->n_tree };
+		for (size_t k = 0; k < 5; k++)
+			h = (h ^ w[k]) * 0x100000001b3ULL;
+		for (size_t j = 0; j < s->n_tree; j++) {
+			const struct snap_node *t = &s->tree[j];
+			uint64_t v[] = { t->pc, t->bytes, t->n_children,
+					 t->places };
+			for (size_t k = 0; k < 4; k++)
+				h = (h ^ v[k]) * 0x100000001b3ULL;
+		}
+	}
+	return h;
+}
+
 static void
 run(const char *label, enum snap_extra_kind kind, uint64_t n_events,
     const struct stack *stacks, const struct ht_symbolizer *sym)
@@ -112,26 +136,40 @@ run(const char *label, enum snap_extra_kind kind, uint64_t n_events,
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("%-9s %10llu events %7.3f s  %6.2f M events/s  %5.0f ns/event  "
-	       "snapshots %llu  tree nodes %llu  peak RSS %ld KiB\n",
+	       "snapshots %llu  tree nodes %llu  peak RSS %ld KiB  "
+	       "digest %016llx\n",
 	       label, (unsigned long long)n_events, dt, n_events / dt / 1e6,
 	       dt / n_events * 1e9, (unsigned long long)st.snapshots_taken,
-	       (unsigned long long)st.tree_nodes, ru.ru_maxrss);
+	       (unsigned long long)st.tree_nodes, ru.ru_maxrss,
+	       (unsigned long long)digest(eng));
 	free(live);
 	snap_engine_free(eng);
 	ht_options_fini(&opt);
 }
 
+/* engine_bench [EVENTS [MODEL]]: by default both models at EVENTS and the
+   Valgrind model again at twice as many (the RSS check); with MODEL
+   ("valgrind", "glibc", "estimate") that model alone, once, for profilers. */
 int
 main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 5000000;
+	const char *only = argc > 2 ? argv[2] : NULL;
 	struct sym_table *t = sym_table_new();
 	struct stack *stacks = calloc(N_STACKS, sizeof(*stacks));
 	make_stacks(stacks, t);
 	struct ht_symbolizer sym = sym_table_symbolizer(t);
-	run("valgrind", SNAP_EXTRA_VALGRIND, n, stacks, &sym);
-	run("glibc", SNAP_EXTRA_GLIBC, n, stacks, &sym);
-	run("valgrind", SNAP_EXTRA_VALGRIND, n * 2, stacks, &sym);
+	if (only) {
+		enum snap_extra_kind k = strcmp(only, "glibc") == 0
+			? SNAP_EXTRA_GLIBC
+			: strcmp(only, "estimate") == 0 ? SNAP_EXTRA_ESTIMATE
+							: SNAP_EXTRA_VALGRIND;
+		run(only, k, n, stacks, &sym);
+	} else {
+		run("valgrind", SNAP_EXTRA_VALGRIND, n, stacks, &sym);
+		run("glibc", SNAP_EXTRA_GLIBC, n, stacks, &sym);
+		run("valgrind", SNAP_EXTRA_VALGRIND, n * 2, stacks, &sym);
+	}
 	free(stacks);
 	sym_table_free(t);
 	return 0;

@@ -222,7 +222,7 @@ human_size(uint64_t bytes, char *buf, size_t len)
 }
 
 static void
-print_summary(const struct profile *pr, const char *path)
+print_summary(const struct profile *pr, const char *path, const char *backend)
 {
 	size_t n = snap_engine_count(pr->eng);
 	long peak = snap_engine_peak_index(pr->eng);
@@ -239,8 +239,7 @@ print_summary(const struct profile *pr, const char *path)
 	char size[32];
 	human_size(best, size, sizeof(size));
 	ht_error("%s %s at snapshot %zu; %zu snapshots in %s (%s)",
-		 peak >= 0 ? "peak" : "largest", size, at, n, path,
-		 tracer_backend_name());
+		 peak >= 0 ? "peak" : "largest", size, at, n, path, backend);
 }
 
 static void
@@ -260,10 +259,21 @@ print_stats(const struct profile *pr)
 		 (unsigned long long)st.peaks_taken,
 		 (unsigned long long)st.cullings,
 		 (unsigned long long)st.tree_nodes);
+	if (!pr->ss)
+		return;
+	struct sym_unwind_stats us;
+	sym_session_unwind_stats(pr->ss, &us);
+	ht_error("stats: process %d: unwinding: %llu stacks, %llu frames; "
+		 "%llu walks by libdw (%llu for rules it alone follows); "
+		 "%llu rules compiled (%llu for libdw)", (int)pr->pid,
+		 (unsigned long long)us.events, (unsigned long long)us.frames,
+		 (unsigned long long)us.by_libdw,
+		 (unsigned long long)us.fallbacks,
+		 (unsigned long long)us.rules, (unsigned long long)us.complex);
 }
 
 static void
-write_profile(struct profiler *prof, struct profile *pr)
+write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 {
 	char cwd[PATH_MAX], err[256], *path = NULL;
 	const char *dir = getcwd(cwd, sizeof(cwd)) ? cwd : NULL;
@@ -287,7 +297,7 @@ write_profile(struct profiler *prof, struct profile *pr)
 		ht_error("cannot write %s: %s", path, ht_strerror(rc));
 		prof->write_failures++;
 	} else if (!prof->opt->quiet) {
-		print_summary(pr, path);
+		print_summary(pr, path, backend);
 	}
 	if (prof->opt->stats)
 		print_stats(pr);
@@ -295,13 +305,13 @@ write_profile(struct profiler *prof, struct profile *pr)
 }
 
 static void
-on_process_end(void *ctx, pid_t pid)
+on_process_end(void *ctx, pid_t pid, const char *backend)
 {
 	struct profiler *prof = ctx;
 	struct profile *pr = profile_get(prof, pid);
 	if (!pr)
 		return;
-	write_profile(prof, pr);
+	write_profile(prof, pr, backend);
 	u64map_remove(&prof->profiles, (uint64_t)pid, NULL);
 	profile_free(pr);
 }
@@ -325,7 +335,7 @@ profiler_free(struct profiler *prof)
 	uint64_t key, val;
 	while (u64map_next(&prof->profiles, &pos, &key, &val)) {
 		struct profile *pr = (struct profile *)(uintptr_t)val;
-		write_profile(prof, pr);
+		write_profile(prof, pr, "unfinished");
 		profile_free(pr);
 	}
 	u64map_fini(&prof->profiles);

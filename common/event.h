@@ -11,7 +11,19 @@
 enum ht_event_kind {
 	HT_EV_ALLOC,   /* a new block: ADDR, SIZE, ALIGN */
 	HT_EV_FREE,    /* ADDR given back (never NULL: sources drop free(NULL)) */
-	HT_EV_REALLOC, /* OLD_ADDR resized to SIZE bytes, now at ADDR */
+	HT_EV_REALLOC, /* OLD_ADDR resized to SIZE bytes, now at ADDR; ADDR 0
+			  with SIZE 0 is realloc(p, 0) freeing OLD_ADDR, ADDR 0
+			  with SIZE > 0 a failure (OLD_ADDR unchanged) */
+	/* Thread TID is about to realloc OLD_ADDR (never NULL). Sent at the
+	   call's entry, before the allocator can release OLD_ADDR, by sources
+	   that report calls from several threads in one stream; the same
+	   thread's REALLOC of OLD_ADDR follows, possibly after other threads'
+	   events, and is always sent, failed or not. A source that drops a
+	   REALLOC must drop its BEGIN too. */
+	HT_EV_REALLOC_BEGIN,
+	/* Thread TID has ended; sent after its last event. A realloc it began
+	   and never completed is settled (snap_engine_feed). */
+	HT_EV_THREAD_EXIT,
 };
 
 /* The entry point that produced an event. The engine applies Massif's rules

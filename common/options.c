@@ -21,8 +21,8 @@ enum opt_kind {
 	OPT_UINT,   /* decimal integer in [LO, HI] */
 	OPT_POW2,   /* OPT_UINT that must also be a power of two */
 	OPT_REAL,   /* decimal number, in [LO, HI] unless LO > HI */
-	OPT_CHOICE, /* one of CHOICES, stored as its index into an enum
-		       ht_time_unit: --time-unit is the only such option */
+	OPT_CHOICE, /* one of CHOICES, stored as its index into the
+		       option's enum (ours are all int-sized) */
 	OPT_STRING, /* non-empty text */
 	OPT_LIST,   /* non-empty text, each occurrence appended */
 	OPT_FLAG,   /* no value: sets a bool */
@@ -49,6 +49,13 @@ struct opt_spec {
 };
 
 #define FIELD(f) offsetof(struct ht_options, f)
+
+static const char *const backend_names[] = {
+	[HT_BACKEND_AUTO] = "auto",
+	[HT_BACKEND_INLINE] = "inline",
+	[HT_BACKEND_PTRACE] = "ptrace",
+	NULL,
+};
 
 static const char *const time_unit_names[] = {
 	[HT_TIME_I] = "i",
@@ -127,6 +134,14 @@ static const struct opt_spec specs[] = {
 	  .help = "report exactly Massif's numbers: model Valgrind's "
 		  "allocator for extra bytes and B time, run the exit-time "
 		  "frees Valgrind runs; no: the real allocator's overhead" },
+	{ .name = "--backend", .kind = OPT_CHOICE, .off = FIELD(backend),
+	  .def = "auto", .choices = backend_names, .group = GROUP_OWN,
+	  .help = "how allocator calls are caught: inline records them in "
+		  "the target without stopping it, ptrace stops it at each "
+		  "call; auto tries inline first" },
+	{ .name = "--ring-size", .kind = OPT_POW2, .off = FIELD(ring_size),
+	  .def = "8388608", .lo = 4096, .hi = 1073741824, .group = GROUP_OWN,
+	  .help = "bytes of the inline backend's event ring, a power of two" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
 	  .help = "print nothing but errors" },
@@ -311,8 +326,7 @@ value_set(struct ht_options *opt, const struct opt_spec *o, const char *val,
 	case OPT_CHOICE:
 		for (size_t i = 0; o->choices[i]; i++) {
 			if (!strcmp(val, o->choices[i])) {
-				*(enum ht_time_unit *)field =
-					(enum ht_time_unit)i;
+				*(int *)field = (int)i;
 				return 0;
 			}
 		}

@@ -15,6 +15,12 @@ enum ht_time_unit {
 	HT_TIME_B,  /* bytes allocated plus bytes freed */
 };
 
+enum ht_backend {
+	HT_BACKEND_AUTO,   /* inline where it can be used, else ptrace */
+	HT_BACKEND_INLINE, /* recording stub in the target, no stop per call */
+	HT_BACKEND_PTRACE, /* a ptrace stop at every call */
+};
+
 struct ht_options {
 	/* Massif's own options, Massif's defaults. */
 	bool heap;               /* --heap=yes */
@@ -43,6 +49,8 @@ struct ht_options {
 
 	/* heaptrace's own. */
 	bool massif_compat;      /* --massif-compat=no */
+	enum ht_backend backend; /* --backend=auto */
+	unsigned ring_size;      /* --ring-size=8388608 */
 	bool quiet;              /* -q, --quiet */
 	bool verbose;            /* -v, --verbose */
 

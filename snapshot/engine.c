@@ -16,17 +16,22 @@
    When the array of --max-snapshots fills, half is culled (cull.c) and the
    minimum interval between snapshots grows to the smallest gap left, so the
    snapshot rate decays as the run gets longer and memory stays bounded by
-   the array, the live blocks and the tree, never by the number of events. */
+   the array, the live blocks and the tree, never by the number of events.
+
+   Reallocs from the inline event path come in two halves (common/event.h):
+   REALLOC_BEGIN takes the block out of the address table into a per-thread
+   pending slot, since the allocator may hand its address to another thread
+   before the realloc's own record arrives, and the REALLOC applies Massif's
+   realloc rules to that detached block. The result is the one the same
+   events give serialized in Massif's order (the realloc where it completed),
+   except that snapshots taken in between still count the old block. */
 #include "snap_priv.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/xalloc.h"
 
 #define MAX_REQUEST 0x7fffffffffffffffULL
-
-enum attempt { ATTEMPT_NORMAL, ATTEMPT_PEAK };
 
 struct snap_engine *
 snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
@@ -36,11 +41,13 @@ snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
 	eng->opt = opt;
 	eng->sym = sym;
 	eng->extra_model = extra;
+	eng->time_in_bytes = opt->time_unit == HT_TIME_B;
 	stack_filter_init(&eng->filter, opt, sym);
 	xtree_init(&eng->tree);
-	u64map_init(&eng->block_index);
+	block_table_init(&eng->blocks);
 	eng->snaps = ht_xcalloc(opt->max_snapshots, sizeof(*eng->snaps));
-	eng->path = ht_xcalloc(opt->depth, sizeof(*eng->path));
+	/* Nothing is taken before snap_engine_start(). */
+	eng->earliest_next = UINT64_MAX;
 	return eng;
 }
 
@@ -52,15 +59,15 @@ snap_engine_free(struct snap_engine *eng)
 	for (size_t i = 0; i < eng->n_snaps; i++)
 		snapshot_clear(&eng->snaps[i]);
 	free(eng->snaps);
-	free(eng->path);
-	free(eng->blocks);
-	free(eng->free_slots);
-	u64map_fini(&eng->block_index);
+	free(eng->pending);
+	block_table_fini(&eng->blocks);
 	xtree_fini(&eng->tree);
 	stack_filter_fini(&eng->filter);
 	snap_extra_free(eng->extra_model);
 	free(eng);
 }
+
+static void abandon_all_reallocs(struct snap_engine *eng);
 
 struct snap_engine *
 snap_engine_clone(const struct snap_engine *src)
@@ -70,12 +77,10 @@ snap_engine_clone(const struct snap_engine *src)
 	eng->extra_model = snap_extra_clone(src->extra_model);
 	stack_filter_copy(&eng->filter, &src->filter);
 	xtree_copy(&eng->tree, &src->tree);
-	u64map_copy(&eng->block_index, &src->block_index);
-	eng->blocks = ht_xmemdup_array(src->blocks, src->n_blocks, src->cap_blocks,
-				sizeof(*src->blocks));
-	eng->free_slots = ht_xmemdup_array(src->free_slots, src->n_free_slots,
-				    src->cap_free_slots,
-				    sizeof(*src->free_slots));
+	block_table_copy(&eng->blocks, &src->blocks);
+	eng->pending = ht_xmemdup_array(src->pending, src->n_pending,
+					src->n_pending, sizeof(*src->pending));
+	eng->cap_pending = src->n_pending;
 	eng->snaps = ht_xcalloc(src->opt->max_snapshots, sizeof(*eng->snaps));
 	for (size_t i = 0; i < src->n_snaps; i++) {
 		eng->snaps[i] = src->snaps[i];
@@ -85,7 +90,9 @@ snap_engine_clone(const struct snap_engine *src)
 				    sizeof(*src->snaps[i].tree))
 			: NULL;
 	}
-	eng->path = ht_xcalloc(src->opt->depth, sizeof(*eng->path));
+	/* Only the forking thread lives on in the child, and it was not in
+	   a realloc: the other threads' reallocs never complete there. */
+	abandon_all_reallocs(eng);
 	return eng;
 }
 
@@ -97,52 +104,12 @@ snap_engine_set_symbolizer(struct snap_engine *eng,
 	eng->filter.sym = sym;
 }
 
-/* ---- Block table ---- */
-
-static struct block *
-block_find(struct snap_engine *eng, uint64_t addr, uint32_t *slot)
-{
-	uint64_t *v = u64map_get(&eng->block_index, addr);
-	if (!v)
-		return NULL;
-	*slot = (uint32_t)*v;
-	return &eng->blocks[*slot];
-}
-
-static struct block *
-block_add(struct snap_engine *eng, uint64_t addr)
-{
-	uint32_t slot;
-	if (eng->n_free_slots) {
-		slot = eng->free_slots[--eng->n_free_slots];
-	} else {
-		ht_xgrow((void **)&eng->blocks, &eng->cap_blocks,
-			 eng->n_blocks + 1, sizeof(*eng->blocks));
-		slot = (uint32_t)eng->n_blocks++;
-	}
-	u64map_put(&eng->block_index, addr, slot);
-	eng->stats.live_blocks++;
-	struct block *b = &eng->blocks[slot];
-	memset(b, 0, sizeof(*b));
-	return b;
-}
-
-static void
-block_remove(struct snap_engine *eng, uint64_t addr, uint32_t slot)
-{
-	u64map_remove(&eng->block_index, addr, NULL);
-	ht_xgrow((void **)&eng->free_slots, &eng->cap_free_slots,
-		 eng->n_free_slots + 1, sizeof(*eng->free_slots));
-	eng->free_slots[eng->n_free_slots++] = slot;
-	eng->stats.live_blocks--;
-}
-
 /* ---- Clock and snapshots ---- */
 
 static uint64_t
 now(const struct snap_engine *eng)
 {
-	return eng->opt->time_unit == HT_TIME_B ? eng->btime : eng->clock;
+	return eng->time_in_bytes ? eng->btime : eng->clock;
 }
 
 static void
@@ -166,16 +133,16 @@ snapshot_take(struct snap_engine *eng, struct snap_snapshot *s,
 	eng->stats.snapshots_taken++;
 }
 
-/* The peak allowance: Massif converts peak * inaccuracy / 100 to an
-   unsigned word, which for a negative inaccuracy wraps, so the sum below is
-   done modulo 2^64 as in Massif. */
-static bool
-beats_peak(const struct snap_engine *eng, uint64_t total)
+/* The total a peak must exceed once the peak is TOTAL. Massif converts
+   peak * inaccuracy / 100 to an unsigned word, which for a negative
+   inaccuracy wraps, so the sum is done modulo 2^64 as in Massif. Computed
+   when the peak changes rather than at every deallocation. */
+static uint64_t
+peak_limit(const struct snap_engine *eng, uint64_t total)
 {
-	double allowance = (double)eng->peak_total *
-			   eng->opt->peak_inaccuracy / 100.0;
+	double allowance = (double)total * eng->opt->peak_inaccuracy / 100.0;
 	uint64_t excess = (uint64_t)(int64_t)allowance;
-	return total > eng->peak_total + excess;
+	return total + excess;
 }
 
 static void
@@ -199,31 +166,38 @@ snapshot_store(struct snap_engine *eng, uint64_t time)
 }
 
 static void
-attempt(struct snap_engine *eng, enum attempt kind)
+take(struct snap_engine *eng, enum snap_kind kind, uint64_t t)
 {
-	if (!eng->started)
-		return;
-	uint64_t t = now(eng);
-	enum snap_kind taken;
-	if (kind == ATTEMPT_NORMAL) {
-		if (t < eng->earliest_next)
-			return;
-		bool detailed = eng->since_detailed ==
-				eng->opt->detailed_freq - 1;
-		taken = detailed ? SNAP_DETAILED : SNAP_EMPTY;
-	} else {
-		uint64_t total = eng->heap + eng->extra + eng->stacks;
-		if (!beats_peak(eng, total))
-			return;
-		demote_old_peaks(eng);
-		eng->peak_total = total;
-		eng->stats.peaks_taken++;
-		taken = SNAP_PEAK;
-	}
-	struct snap_snapshot *s = &eng->snaps[eng->n_snaps];
-	snapshot_take(eng, s, taken, t);
-	eng->since_detailed = taken == SNAP_EMPTY ? eng->since_detailed + 1 : 0;
+	snapshot_take(eng, &eng->snaps[eng->n_snaps], kind, t);
+	eng->since_detailed = kind == SNAP_EMPTY ? eng->since_detailed + 1 : 0;
 	snapshot_store(eng, t);
+}
+
+/* The normal snapshot attempt after every counted event. Most are
+   refused by the interval, so that test comes first and alone; before
+   the start, EARLIEST_NEXT is the largest time, which refuses them all. */
+static inline void
+attempt_normal(struct snap_engine *eng)
+{
+	uint64_t t = now(eng);
+	if (t < eng->earliest_next)
+		return;
+	bool detailed = eng->since_detailed == eng->opt->detailed_freq - 1;
+	take(eng, detailed ? SNAP_DETAILED : SNAP_EMPTY, t);
+}
+
+/* The peak check just before a deallocation. */
+static void
+attempt_peak(struct snap_engine *eng)
+{
+	uint64_t total = eng->heap + eng->extra + eng->stacks;
+	if (!eng->started || total <= eng->peak_limit)
+		return;
+	demote_old_peaks(eng);
+	eng->peak_total = total;
+	eng->peak_limit = peak_limit(eng, total);
+	eng->stats.peaks_taken++;
+	take(eng, SNAP_PEAK, now(eng));
 }
 
 void
@@ -231,7 +205,8 @@ snap_engine_start(struct snap_engine *eng, uint64_t time)
 {
 	eng->clock = time;
 	eng->started = true;
-	attempt(eng, ATTEMPT_NORMAL);
+	eng->earliest_next = 0;
+	attempt_normal(eng);
 }
 
 /* ---- Accounting ---- */
@@ -291,61 +266,89 @@ invisible_to_massif(const struct snap_engine *eng, enum ht_alloc_fn fn)
 	return eng->opt->massif_compat && fn == HT_FN_PVALLOC;
 }
 
-static void do_free(struct snap_engine *eng, uint64_t addr);
+/* ---- Blocks ---- */
+
+/* Massif's deallocation of B, already out of the address table. */
+static void
+release(struct snap_engine *eng, const struct block *b)
+{
+	snap_extra_release(eng->extra_model, &b->x);
+	eng->stats.frees++;
+	eng->stats.live_blocks--;
+	if (b->ignored)
+		return;
+	attempt_peak(eng);
+	account(eng, -(int64_t)b->req, -(int64_t)b->x.extra);
+	charge(eng, b->leaf, -(int64_t)b->req);
+	attempt_normal(eng);
+}
+
+static void
+do_free(struct snap_engine *eng, uint64_t addr)
+{
+	struct block b;
+	if (!block_table_take(&eng->blocks, addr, &b)) {
+		eng->stats.unknown_frees++;
+		return;
+	}
+	release(eng, &b);
+}
+
+/* Put B at its address, which a block the source saw no free for may
+   still hold: that one is gone for sure, so it is freed first. */
+static void
+place(struct snap_engine *eng, const struct block *b)
+{
+	if (block_table_find(&eng->blocks, b->addr))
+		do_free(eng, b->addr);
+	block_table_insert(&eng->blocks, b);
+}
+
+/* Put back a detached block whose realloc did not happen. If its address
+   was handed out meanwhile, the allocator did release it (a free we did
+   not see, or a realloc that moved it and never reported), so it goes as
+   a deallocation and the newer block stays. */
+static void
+reattach(struct snap_engine *eng, const struct block *b)
+{
+	if (block_table_find(&eng->blocks, b->addr))
+		release(eng, b);
+	else
+		block_table_insert(&eng->blocks, b);
+}
 
 static void
 do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 {
 	if (ev->size > MAX_REQUEST)
 		return;
-	uint32_t slot;
-	if (block_find(eng, ev->addr, &slot)) {
-		/* The source missed a free; the old block is gone for sure. */
+	if (block_table_find(&eng->blocks, ev->addr)) {
+		/* The source missed a free; the old block is gone for sure.
+		   Freed before the model allocates, which may reuse it. */
 		do_free(eng, ev->addr);
 	}
-	struct snap_extra_block x;
+	struct block b = { .addr = ev->addr, .req = ev->size };
 	if (snap_extra_alloc(eng->extra_model, ev->size,
-			     normalised_alignment(ev), ev->usable, &x) < 0)
+			     normalised_alignment(ev), ev->usable, &b.x) < 0)
 		return;
-	unsigned n = stack_filter_apply(&eng->filter, ev->pcs, ev->npcs, true,
-					eng->path);
-	struct block *b = block_add(eng, ev->addr);
-	b->req = ev->size;
-	b->x = x;
+	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, ev->pcs,
+				   ev->npcs);
+	/* Ignored: the block is remembered so that its free and reallocs
+	   are recognised, but it counts nowhere. */
+	b.ignored = !b.leaf;
+	block_table_insert(&eng->blocks, &b);
 	eng->stats.allocs++;
-	if (!n) {
-		/* Ignored: the block is remembered so that its free and
-		   reallocs are recognised, but it counts nowhere. */
-		b->ignored = true;
+	eng->stats.live_blocks++;
+	if (b.ignored) {
 		eng->stats.ignored++;
 		return;
 	}
-	b->leaf = xtree_insert(&eng->tree, eng->path, n);
-	charge(eng, b->leaf, (int64_t)ev->size);
-	account(eng, (int64_t)ev->size, (int64_t)x.extra);
-	attempt(eng, ATTEMPT_NORMAL);
+	charge(eng, b.leaf, (int64_t)ev->size);
+	account(eng, (int64_t)ev->size, (int64_t)b.x.extra);
+	attempt_normal(eng);
 }
 
-static void
-do_free(struct snap_engine *eng, uint64_t addr)
-{
-	uint32_t slot;
-	struct block *b = block_find(eng, addr, &slot);
-	if (!b) {
-		eng->stats.unknown_frees++;
-		return;
-	}
-	struct block blk = *b;
-	block_remove(eng, addr, slot);
-	snap_extra_release(eng->extra_model, &blk.x);
-	eng->stats.frees++;
-	if (blk.ignored)
-		return;
-	attempt(eng, ATTEMPT_PEAK);
-	account(eng, -(int64_t)blk.req, -(int64_t)blk.x.extra);
-	charge(eng, blk.leaf, -(int64_t)blk.req);
-	attempt(eng, ATTEMPT_NORMAL);
-}
+/* ---- Realloc ---- */
 
 /* A realloc involving --ignore-fn. Massif (checked against 3.19): when
    the block's allocation was ignored, or the realloc itself is made from an
@@ -356,37 +359,145 @@ do_free(struct snap_engine *eng, uint64_t addr)
    and in the counters (semantics §5.4). With --massif-compat=no the tree
    and counters stay consistent instead: an ignored block stays out of
    both, and a counted block reallocated from an ignored function leaves
-   them as if freed. N frames of the realloc's own path are in eng->path. */
+   them as if freed. LEAF is the realloc's own tree node (0: ignored). */
 static void
 realloc_ignored(struct snap_engine *eng, struct block *b,
-		const struct ht_event *ev, unsigned n)
+		const struct ht_event *ev, uint32_t leaf)
 {
 	bool was_counted = !b->ignored;
 	b->ignored = true;
 	if (eng->opt->massif_compat) {
-		if (n && !was_counted)
-			charge(eng, xtree_insert(&eng->tree, eng->path, n),
-			       (int64_t)ev->size);
+		if (leaf && !was_counted)
+			charge(eng, leaf, (int64_t)ev->size);
 	} else if (was_counted) {
 		charge(eng, b->leaf, -(int64_t)b->req);
 		account(eng, -(int64_t)b->req, -(int64_t)b->x.extra);
-		attempt(eng, ATTEMPT_NORMAL);
+		attempt_normal(eng);
 	}
 	b->leaf = 0;
 	b->req = ev->size;
 }
 
+/* Massif's realloc rules (§2.4) applied to B, out of the address table,
+   which ends up at the event's new address. */
 static void
-rekey_block(struct snap_engine *eng, uint64_t old_addr, uint64_t new_addr,
-	    uint32_t slot)
+realloc_block(struct snap_engine *eng, struct block *b,
+	      const struct ht_event *ev)
 {
-	if (old_addr == new_addr)
+	eng->stats.reallocs++;
+	uint64_t old_req = b->req, old_extra = b->x.extra;
+	if (!b->ignored && ev->size < old_req)
+		attempt_peak(eng);
+	struct snap_extra_block x = b->x;
+	if (snap_extra_realloc(eng->extra_model, &x, old_req, ev->size,
+			       ev->usable) < 0) {
+		reattach(eng, b);
 		return;
-	u64map_remove(&eng->block_index, old_addr, NULL);
-	uint32_t other;
-	if (block_find(eng, new_addr, &other))
-		do_free(eng, new_addr); /* a missed free, as in do_alloc */
-	u64map_put(&eng->block_index, new_addr, slot);
+	}
+	/* An ignored block's realloc only needs its stack under Massif's
+	   quirk; skipping it otherwise also keeps the tree free of nodes
+	   Massif would not have. */
+	uint32_t leaf = 0;
+	if (!b->ignored || eng->opt->massif_compat)
+		leaf = stack_filter_leaf(&eng->filter, &eng->tree, ev->pcs,
+					 ev->npcs);
+	if (b->ignored || !leaf) {
+		realloc_ignored(eng, b, ev, leaf);
+	} else {
+		charge(eng, b->leaf, -(int64_t)old_req);
+		b->leaf = leaf;
+		charge(eng, b->leaf, (int64_t)ev->size);
+		b->req = ev->size;
+		account(eng, (int64_t)ev->size - (int64_t)old_req,
+			(int64_t)x.extra - (int64_t)old_extra);
+	}
+	b->x = x;
+	b->addr = ev->addr;
+	place(eng, b);
+	if (!b->ignored)
+		attempt_normal(eng);
+}
+
+/* The pending realloc of TID, or NULL. Threads inside realloc at once are
+   few, so a linear search beats any index. */
+static struct pending_realloc *
+pending_of(struct snap_engine *eng, uint32_t tid)
+{
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].tid == tid)
+			return &eng->pending[i];
+	return NULL;
+}
+
+static void
+pending_drop(struct snap_engine *eng, struct pending_realloc *p)
+{
+	*p = eng->pending[--eng->n_pending];
+}
+
+/* A realloc whose REALLOC will never come: its block goes back to its
+   address, as if the call had failed. The realloc may in truth have moved
+   the block; then the old address is reused later (and the block freed as
+   by a missed free) or the block stays counted, like any block whose free
+   was not seen. */
+static void
+abandon(struct snap_engine *eng, const struct pending_realloc *p)
+{
+	eng->stats.reallocs_abandoned++;
+	if (p->blk.used)
+		reattach(eng, &p->blk);
+}
+
+static void
+abandon_all_reallocs(struct snap_engine *eng)
+{
+	while (eng->n_pending) {
+		struct pending_realloc p = eng->pending[--eng->n_pending];
+		abandon(eng, &p);
+	}
+}
+
+/* One realloc per thread is in flight: a thread's new BEGIN means its
+   previous realloc will not complete (the thread died and its id was
+   reused, or a signal handler reallocs inside realloc; the outer REALLOC
+   then finds its block back in the table). */
+static void
+do_realloc_begin(struct snap_engine *eng, const struct ht_event *ev)
+{
+	if (!ev->old_addr)
+		return; /* realloc(NULL, n) is a malloc; nothing to detach */
+	struct pending_realloc *p = pending_of(eng, ev->tid);
+	if (p) {
+		struct pending_realloc old = *p;
+		pending_drop(eng, p);
+		abandon(eng, &old);
+	}
+	ht_xgrow((void **)&eng->pending, &eng->cap_pending,
+		 eng->n_pending + 1, sizeof(*eng->pending));
+	p = &eng->pending[eng->n_pending++];
+	p->tid = ev->tid;
+	p->old_addr = ev->old_addr;
+	p->blk.used = false;
+	block_table_take(&eng->blocks, ev->old_addr, &p->blk);
+}
+
+/* The block of the realloc EV completes: the one detached by its BEGIN,
+   else (no BEGIN: the ptrace backend) the one at its old address. Taken
+   out of the table; B->used is false when there is none. */
+static void
+realloc_source(struct snap_engine *eng, const struct ht_event *ev,
+	       struct block *b)
+{
+	b->used = false;
+	if (eng->n_pending) {
+		struct pending_realloc *p = pending_of(eng, ev->tid);
+		if (p && p->old_addr == ev->old_addr) {
+			*b = p->blk;
+			pending_drop(eng, p);
+			return;
+		}
+	}
+	block_table_take(&eng->blocks, ev->old_addr, b);
 }
 
 static void
@@ -396,13 +507,9 @@ do_realloc(struct snap_engine *eng, const struct ht_event *ev)
 		do_alloc(eng, ev);
 		return;
 	}
-	if (ev->size == 0 && ev->addr == 0) {
-		do_free(eng, ev->old_addr);
-		return;
-	}
-	uint32_t slot;
-	struct block *b = block_find(eng, ev->old_addr, &slot);
-	if (!b) {
+	struct block b;
+	realloc_source(eng, ev, &b);
+	if (!b.used) {
 		/* A block from before we were watching: under Massif the call
 		   fails; natively the new block is real, so count it. */
 		eng->stats.unknown_frees++;
@@ -410,34 +517,23 @@ do_realloc(struct snap_engine *eng, const struct ht_event *ev)
 			do_alloc(eng, ev);
 		return;
 	}
-	if (ev->size > MAX_REQUEST)
+	if (ev->addr == 0 && ev->size == 0)
+		release(eng, &b); /* realloc(p, 0): a free */
+	else if (ev->addr == 0 || ev->size > MAX_REQUEST)
+		reattach(eng, &b); /* failed: the block is unchanged */
+	else
+		realloc_block(eng, &b, ev);
+}
+
+static void
+do_thread_exit(struct snap_engine *eng, uint32_t tid)
+{
+	struct pending_realloc *p = pending_of(eng, tid);
+	if (!p)
 		return;
-	eng->stats.reallocs++;
-	uint64_t old_req = b->req, old_extra = b->x.extra;
-	if (!b->ignored && ev->size < old_req)
-		attempt(eng, ATTEMPT_PEAK);
-	/* attempt() never touches the block table, so B is still valid. */
-	struct snap_extra_block x = b->x;
-	if (snap_extra_realloc(eng->extra_model, &x, old_req, ev->size,
-			       ev->usable) < 0)
-		return;
-	unsigned n = stack_filter_apply(&eng->filter, ev->pcs, ev->npcs, true,
-					eng->path);
-	if (b->ignored || !n) {
-		realloc_ignored(eng, b, ev, n);
-		b->x = x;
-	} else {
-		b->x = x;
-		charge(eng, b->leaf, -(int64_t)old_req);
-		b->leaf = xtree_insert(&eng->tree, eng->path, n);
-		charge(eng, b->leaf, (int64_t)ev->size);
-		b->req = ev->size;
-		account(eng, (int64_t)ev->size - (int64_t)old_req,
-			(int64_t)x.extra - (int64_t)old_extra);
-	}
-	rekey_block(eng, ev->old_addr, ev->addr, slot);
-	if (!b->ignored)
-		attempt(eng, ATTEMPT_NORMAL);
+	struct pending_realloc old = *p;
+	pending_drop(eng, p);
+	abandon(eng, &old);
 }
 
 void
@@ -457,8 +553,14 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 	case HT_EV_FREE:
 		do_free(eng, ev->addr);
 		break;
+	case HT_EV_REALLOC_BEGIN:
+		do_realloc_begin(eng, ev);
+		break;
 	case HT_EV_REALLOC:
 		do_realloc(eng, ev);
+		break;
+	case HT_EV_THREAD_EXIT:
+		do_thread_exit(eng, ev->tid);
 		break;
 	}
 }

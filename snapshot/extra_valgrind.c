@@ -21,6 +21,7 @@
 #define PAYLOAD_ALIGN	16
 
 #define N_LISTS		112
+#define LAST_FLOOR	9890	/* smallest payload/16 of the last list */
 #define MAX_PROBES	100	/* per list, except the last one */
 #define SWIZZLE_STEPS	5
 
@@ -55,6 +56,7 @@ struct blk {
 	uint32_t left, right; /* physical neighbours in the superblock */
 	uint32_t sb;
 	bool inuse;
+	uint8_t list;         /* the free list it is on, when free */
 };
 
 struct sblk {
@@ -81,6 +83,8 @@ struct arena {
 	size_t n_order, cap_order;
 	uint32_t deferred;    /* wholly free superblock kept for one more
 				 round, or NIL */
+	uint8_t list_by_quad[LAST_FLOOR / 4 + 1]; /* list of payload/16 = 4k,
+						     for 4k >= 64 */
 };
 
 /* Smallest payload/16 of free lists 64..111; below 64 the list is
@@ -93,14 +97,13 @@ static const uint16_t list_floor[N_LISTS - 64] = {
 	2760, 3312, 3974, 4769, 5723, 6868, 8241, 9890,
 };
 
+/* The list of U = payload/16 >= 64 by binary search; for filling the
+   arena's table of lists by groups of four (struct arena). */
 static unsigned
-list_of_payload(uint64_t psz)
+list_of_units(uint64_t u)
 {
-	uint64_t u = psz / PAYLOAD_ALIGN;
 	unsigned lo = 0, hi = N_LISTS - 64;
 
-	if (u < 64)
-		return (unsigned)u;
 	/* The last floor <= u. */
 	while (hi - lo > 1) {
 		unsigned mid = (lo + hi) / 2;
@@ -113,10 +116,24 @@ list_of_payload(uint64_t psz)
 	return 64 + lo;
 }
 
+/* Every malloc, free and merge asks this, and a binary search on random
+   sizes mispredicts at each step, so it is a table look-up: the list of
+   the first of U's group of four, then at most one step, since two floors
+   are never less than three apart. */
 static unsigned
-list_of(const struct blk *b)
+list_of_payload(const struct arena *a, uint64_t psz)
 {
-	return list_of_payload(b->size - BLOCK_OVERHEAD);
+	uint64_t u = psz / PAYLOAD_ALIGN;
+	unsigned l;
+
+	if (u < 64)
+		return (unsigned)u;
+	if (u >= LAST_FLOOR)
+		return N_LISTS - 1;
+	l = a->list_by_quad[u / 4];
+	if (list_floor[l + 1 - 64] <= u)
+		l++;
+	return l;
 }
 
 /* Records and superblock slots. Both arrays only grow, so the footprint is
@@ -179,9 +196,10 @@ free_sb(struct arena *a, uint32_t s)
 static void
 list_insert(struct arena *a, uint32_t i)
 {
-	unsigned l = list_of(&a->blk[i]);
+	unsigned l = list_of_payload(a, a->blk[i].size - BLOCK_OVERHEAD);
 	uint32_t h = a->head[l];
 
+	a->blk[i].list = (uint8_t)l;
 	if (h == NIL) {
 		a->blk[i].next = a->blk[i].prev = i;
 		a->head[l] = i;
@@ -203,14 +221,19 @@ static void
 list_swizzle(struct arena *a, unsigned l)
 {
 	uint32_t best = a->head[l], fwd = best, back = best;
+	uint64_t best_addr = a->blk[best].addr;
 
 	for (int k = 0; k < SWIZZLE_STEPS; k++) {
 		fwd = a->blk[fwd].next;
 		back = a->blk[back].prev;
-		if (a->blk[fwd].addr < a->blk[best].addr)
+		if (a->blk[fwd].addr < best_addr) {
 			best = fwd;
-		if (a->blk[back].addr < a->blk[best].addr)
+			best_addr = a->blk[fwd].addr;
+		}
+		if (a->blk[back].addr < best_addr) {
 			best = back;
+			best_addr = a->blk[back].addr;
+		}
 	}
 	a->head[l] = best;
 }
@@ -229,11 +252,10 @@ next_list(const struct arena *a, unsigned l)
 	return N_LISTS;
 }
 
-/* Must run before the block's size changes: the list follows the size. */
 static void
 list_unlink(struct arena *a, uint32_t i)
 {
-	unsigned l = list_of(&a->blk[i]);
+	unsigned l = a->blk[i].list;
 	uint32_t p = a->blk[i].prev, n = a->blk[i].next;
 
 	if (p == i) {
@@ -438,7 +460,7 @@ arena_malloc(struct arena *a, uint64_t psz, bool may_be_unsplittable)
 	uint64_t want = psz + BLOCK_OVERHEAD;
 	uint32_t i = NIL;
 
-	for (unsigned l = next_list(a, list_of_payload(psz)); l < N_LISTS;
+	for (unsigned l = next_list(a, list_of_payload(a, psz)); l < N_LISTS;
 	     l = next_list(a, l + 1)) {
 		i = list_search(a, l, want);
 		if (i != NIL)
@@ -545,6 +567,8 @@ vg_init(struct snap_extra *x)
 
 	for (unsigned l = 0; l < N_LISTS; l++)
 		a->head[l] = NIL;
+	for (unsigned q = 64 / 4; q <= LAST_FLOOR / 4; q++)
+		a->list_by_quad[q] = (uint8_t)list_of_units(4 * q);
 	a->spare_blk = a->spare_sb = a->deferred = NIL;
 	x->state = a;
 }

@@ -47,12 +47,25 @@ uint64_t xtree_render(const struct xtree *t, uint64_t extra, uint64_t stacks,
 		      double threshold, struct snap_node **out, size_t *n_out);
 
 /* ---- Stack filter (stackfilter.c) ---- */
+/* One remembered stack: the raw frames POOL[OFF..OFF+N) (frame 0 left
+   out: the filter drops it) led to tree node LEAF (0: ignored). */
+struct stack_memo_slot {
+	uint64_t hash;
+	uint32_t off;
+	uint32_t n;    /* 0: empty slot */
+	uint32_t leaf;
+};
+
 struct stack_filter {
 	const struct ht_options *opt;
 	const struct ht_symbolizer *sym;
 	struct u64map pc_class; /* pc -> PC_* bits, each address classified once */
-	uint64_t *scratch;
-	size_t cap_scratch;
+	uint64_t *path;         /* scratch for a filtered stack, opt->depth */
+	/* The memo: raw stack -> leaf, open-addressed by the stack's hash. */
+	struct stack_memo_slot *memo;
+	size_t memo_mask, memo_count;
+	uint64_t *pool;         /* the remembered stacks' frames */
+	size_t n_pool, cap_pool;
 };
 
 void stack_filter_init(struct stack_filter *f, const struct ht_options *opt,
@@ -65,7 +78,13 @@ void stack_filter_copy(struct stack_filter *dst, const struct stack_filter *src)
    opt->depth) and returns how many; 0 means the allocation is ignored. */
 unsigned stack_filter_apply(struct stack_filter *f, const uint64_t *pcs,
 			    unsigned npcs, bool drop_first, uint64_t *out);
-
+/* The node of T charged for an allocation made from the raw stack PCS
+   (NPCS frames, frame 0 inside the allocation function), created with its
+   ancestors if absent; 0 when the filter ignores the allocation. Same
+   result as stack_filter_apply then xtree_insert, remembered per distinct
+   stack. T must be the only tree used with F. */
+uint32_t stack_filter_leaf(struct stack_filter *f, struct xtree *t,
+			   const uint64_t *pcs, unsigned npcs);
 /* ---- Snapshots and culling (cull.c) ---- */
 /* Free the tree of S and mark the slot unused. */
 void snapshot_clear(struct snap_snapshot *s);
@@ -75,12 +94,47 @@ void snapshot_clear(struct snap_snapshot *s);
    Massif's is). */
 uint64_t snapshots_cull(struct snap_snapshot *snaps, size_t *n, unsigned max);
 
-/* ---- The engine (engine.c) ---- */
+/* ---- Block table (blocks.c) ---- */
+/* A live block, stored in the table itself: one cache line holds the
+   address, what the block costs and where it is charged. */
 struct block {
+	uint64_t addr;
 	uint64_t req;
 	struct snap_extra_block x;
 	uint32_t leaf;    /* tree node charged with REQ; 0 when ignored */
+	bool used;        /* the table slot holds a block */
 	bool ignored;
+};
+
+/* Open addressing with linear probing and backward-shift deletion (no
+   tombstones): the table is as large as the most blocks ever live at once,
+   whatever the number of events. */
+struct block_table {
+	struct block *slots;
+	size_t mask;      /* capacity - 1; the capacity is a power of two */
+	unsigned shift;   /* 64 - log2(capacity), for the hash */
+	size_t count;
+};
+
+void block_table_init(struct block_table *bt);
+void block_table_fini(struct block_table *bt);
+/* Make DST (uninitialised) an independent copy of SRC. */
+void block_table_copy(struct block_table *dst, const struct block_table *src);
+/* The block at ADDR, or NULL. Valid until the next insert or take. */
+struct block *block_table_find(const struct block_table *bt, uint64_t addr);
+/* Store a copy of B (B->addr not in the table yet). */
+void block_table_insert(struct block_table *bt, const struct block *b);
+/* Remove the block at ADDR into *OUT; false when there is none. */
+bool block_table_take(struct block_table *bt, uint64_t addr, struct block *out);
+
+/* ---- The engine (engine.c) ---- */
+/* A realloc between its REALLOC_BEGIN and its REALLOC: the block, taken
+   out of the address table so that its address can be handed to another
+   thread meanwhile. */
+struct pending_realloc {
+	uint32_t tid;
+	uint64_t old_addr;
+	struct block blk; /* blk.used: there was a block at OLD_ADDR */
 };
 
 struct snap_engine {
@@ -90,24 +144,23 @@ struct snap_engine {
 	struct stack_filter filter;
 	struct xtree tree;
 
-	struct u64map block_index; /* block address -> index in BLOCKS */
-	struct block *blocks;
-	size_t n_blocks, cap_blocks;
-	uint32_t *free_slots;      /* reusable indexes of BLOCKS */
-	size_t n_free_slots, cap_free_slots;
+	struct block_table blocks;
+	struct pending_realloc *pending; /* at most one per thread */
+	size_t n_pending, cap_pending;
 
 	uint64_t heap, extra, stacks; /* live counters */
 	uint64_t btime;               /* bytes allocated + freed */
 	uint64_t clock;               /* external clock (ms, i) */
 	bool started;
+	bool time_in_bytes;           /* --time-unit=B */
 
 	struct snap_snapshot *snaps;  /* opt->max_snapshots slots */
 	size_t n_snaps;
 	uint64_t min_interval, earliest_next;
 	unsigned since_detailed;
 	uint64_t peak_total;
+	uint64_t peak_limit;          /* a total above this is a new peak */
 
-	uint64_t *path; /* scratch for filtered stacks, opt->depth entries */
 	struct snap_stats stats;
 };
 

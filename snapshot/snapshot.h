@@ -48,6 +48,7 @@ struct snap_stats {
 	uint64_t allocs, frees, reallocs, ignored;
 	uint64_t snapshots_taken, detailed_taken, peaks_taken, cullings;
 	uint64_t unknown_frees; /* frees/reallocs of blocks never seen */
+	uint64_t reallocs_abandoned; /* REALLOC_BEGINs never completed */
 	uint64_t live_blocks, tree_nodes;
 };
 
@@ -59,7 +60,8 @@ struct snap_engine *snap_engine_new(const struct ht_options *opt,
 /* Free ENG and everything it owns; NULL is a no-op. */
 void snap_engine_free(struct snap_engine *eng);
 /* An independent copy of ENG (live blocks, tree, snapshots, clock), as a
-   forked child starts from its parent's state. */
+   forked child starts from its parent's state. Reallocs other threads had
+   begun never complete in the child: their blocks are put back. */
 struct snap_engine *snap_engine_clone(const struct snap_engine *eng);
 
 /* Make ENG name frames with SYM (borrowed) from now on: a clone made for a
@@ -70,7 +72,13 @@ void snap_engine_set_symbolizer(struct snap_engine *eng,
 /* Take the start-up snapshot at TIME (ignored with --time-unit=B: 0).
    Events fed before this are accounted but take no snapshot. */
 void snap_engine_start(struct snap_engine *eng, uint64_t time);
-/* Account one event and take the snapshots Massif would take for it. */
+/* Account one event and take the snapshots Massif would take for it.
+   A REALLOC_BEGIN takes the block out of the address table until its
+   thread's REALLOC of the same address, which then applies Massif's
+   realloc rules to it; a REALLOC without BEGIN works on the table. A
+   realloc that never completes (its thread's THREAD_EXIT or next BEGIN
+   comes first) puts the block back at its old address, or frees it when
+   that address has been handed out meanwhile. */
 void snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev);
 
 /* Number of snapshots currently held (after culling). */

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Massif's stack filter: which frames of a captured stack become the
    allocation's path in the tree. Each code address is classified once
-   (alloc-fn, ignore-fn, main, below main) and cached, so the per-event cost
-   is a few map look-ups whatever the symbolizer costs. */
+   (alloc-fn, ignore-fn, main, below main) and cached, and each distinct
+   raw stack is filtered and looked up in the tree once and remembered with
+   its leaf, so an event from a stack seen before costs one hash of its
+   frames and one comparison, whatever its depth and the symbolizer's
+   cost. */
 #include "snap_priv.h"
 
 #include <stdlib.h>
@@ -55,13 +58,16 @@ stack_filter_init(struct stack_filter *f, const struct ht_options *opt,
 	f->opt = opt;
 	f->sym = sym;
 	u64map_init(&f->pc_class);
+	f->path = ht_xcalloc(opt->depth, sizeof(*f->path));
 }
 
 void
 stack_filter_fini(struct stack_filter *f)
 {
 	u64map_fini(&f->pc_class);
-	free(f->scratch);
+	free(f->path);
+	free(f->memo);
+	free(f->pool);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -70,8 +76,14 @@ stack_filter_copy(struct stack_filter *dst, const struct stack_filter *src)
 {
 	*dst = *src;
 	u64map_copy(&dst->pc_class, &src->pc_class);
-	dst->scratch = NULL;
-	dst->cap_scratch = 0;
+	dst->path = ht_xcalloc(src->opt->depth, sizeof(*dst->path));
+	if (src->memo)
+		dst->memo = ht_xmemdup_array(src->memo, src->memo_mask + 1,
+					     src->memo_mask + 1,
+					     sizeof(*src->memo));
+	dst->pool = ht_xmemdup_array(src->pool, src->n_pool, src->n_pool,
+				     sizeof(*src->pool));
+	dst->cap_pool = src->n_pool;
 }
 
 static bool
@@ -179,4 +191,119 @@ stack_filter_apply(struct stack_filter *f, const uint64_t *pcs, unsigned npcs,
 		n_sel = npcs - top;
 	memcpy(out, pcs + top, n_sel * sizeof(*out));
 	return n_sel;
+}
+
+/* ---- The memo: raw stack -> leaf ----
+   Keyed by every frame but frame 0, which the filter drops: the filter's
+   answer depends on all the others (the below-main cut looks at the
+   outermost). Entries are never removed one by one (tree nodes are never
+   removed, so a leaf stays right); past MEMO_MAX_PCS remembered frames the
+   memo starts over, which bounds it by a constant however many distinct
+   stacks a program has, at the price of filtering them again. */
+
+#define MEMO_MAX_PCS ((size_t)1 << 21) /* 16 MiB of frames */
+#define MEMO_MIN_SLOTS 1024
+
+/* Four independent multiply chains, so that a deep stack costs about a
+   quarter of the multiplier latency per frame; then an avalanche. */
+static uint64_t
+stack_hash(const uint64_t *pcs, unsigned n)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ULL;
+	uint64_t a = n, b = 0x243f6a8885a308d3ULL, c = 0x13198a2e03707344ULL,
+		 d = 0xa4093822299f31d0ULL;
+	unsigned i = 0;
+	for (; i + 4 <= n; i += 4) {
+		a = (a ^ pcs[i]) * k;
+		b = (b ^ pcs[i + 1]) * k;
+		c = (c ^ pcs[i + 2]) * k;
+		d = (d ^ pcs[i + 3]) * k;
+	}
+	for (; i < n; i++)
+		a = (a ^ pcs[i]) * k;
+	uint64_t h = a ^ (b << 16 | b >> 48) ^ (c << 32 | c >> 32) ^
+		     (d << 48 | d >> 16);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 29;
+	return h;
+}
+
+static struct stack_memo_slot *
+memo_slot(const struct stack_filter *f, uint64_t h, const uint64_t *pcs,
+	  unsigned n)
+{
+	for (size_t i = (size_t)h & f->memo_mask;; i = (i + 1) & f->memo_mask) {
+		struct stack_memo_slot *s = &f->memo[i];
+		if (!s->n || (s->hash == h && s->n == n &&
+			      memcmp(f->pool + s->off, pcs,
+				     n * sizeof(*pcs)) == 0))
+			return s;
+	}
+}
+
+static void
+memo_reset(struct stack_filter *f, size_t slots)
+{
+	free(f->memo);
+	f->memo = ht_xcalloc(slots, sizeof(*f->memo));
+	f->memo_mask = slots - 1;
+	f->memo_count = 0;
+}
+
+/* Room for one more stack of N frames, at most half the slots used. */
+static void
+memo_make_room(struct stack_filter *f, unsigned n)
+{
+	if (f->n_pool && f->n_pool + n > MEMO_MAX_PCS) {
+		memo_reset(f, f->memo_mask + 1);
+		f->n_pool = 0;
+	}
+	if (!f->memo) {
+		memo_reset(f, MEMO_MIN_SLOTS);
+	} else if ((f->memo_count + 1) * 2 > f->memo_mask + 1) {
+		struct stack_memo_slot *old = f->memo;
+		size_t n_old = f->memo_mask + 1;
+		f->memo = NULL;
+		memo_reset(f, n_old * 2);
+		for (size_t i = 0; i < n_old; i++) {
+			if (!old[i].n)
+				continue;
+			size_t j = (size_t)old[i].hash & f->memo_mask;
+			while (f->memo[j].n)
+				j = (j + 1) & f->memo_mask;
+			f->memo[j] = old[i];
+			f->memo_count++;
+		}
+		free(old);
+	}
+	ht_xgrow((void **)&f->pool, &f->cap_pool, f->n_pool + n,
+		 sizeof(*f->pool));
+}
+
+uint32_t
+stack_filter_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
+		  unsigned npcs)
+{
+	if (npcs <= 1)
+		return 0; /* only the allocation function: ignored */
+	const uint64_t *key = pcs + 1;
+	unsigned n = npcs - 1;
+	uint64_t h = stack_hash(key, n);
+	if (f->memo) {
+		struct stack_memo_slot *s = memo_slot(f, h, key, n);
+		if (s->n)
+			return s->leaf;
+	}
+	unsigned k = stack_filter_apply(f, pcs, npcs, true, f->path);
+	uint32_t leaf = k ? xtree_insert(t, f->path, k) : 0;
+	memo_make_room(f, n);
+	struct stack_memo_slot *s = memo_slot(f, h, key, n);
+	*s = (struct stack_memo_slot){
+		.hash = h, .off = (uint32_t)f->n_pool, .n = n, .leaf = leaf,
+	};
+	memcpy(f->pool + f->n_pool, key, n * sizeof(*key));
+	f->n_pool += n;
+	f->memo_count++;
+	return leaf;
 }

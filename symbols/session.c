@@ -95,18 +95,21 @@ still_there(struct sym_session *ss)
 }
 
 /* dwfl_report_end callback: a module dropped by a re-reading takes its
-   tables along. Despite the prototype, libdwfl passes the address of the
-   module's userdata, as it does to dwfl_getmodules callbacks. */
+   tables along, and the unwinding rules of its addresses, since another
+   module may be mapped there next. Despite the prototype, libdwfl passes
+   the address of the module's userdata, as it does to dwfl_getmodules
+   callbacks. */
 static int
 module_removed(Dwfl_Module *mod, void *userdata, const char *name,
 	       Dwarf_Addr base, void *arg)
 {
+	struct sym_session *ss = arg;
 	void **slot = userdata;
+	Dwarf_Addr lo = base, hi = base;
 
-	(void)mod;
 	(void)name;
-	(void)base;
-	(void)arg;
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	sym_rules_forget(&ss->rules, lo, hi);
 	sym_module_free(*slot);
 	*slot = NULL;
 	return DWARF_CB_OK;
@@ -136,6 +139,7 @@ session_alloc(pid_t pid)
 	ss->uw.page_addr = 1;
 	u64map_init(&ss->frames);
 	u64map_init(&ss->refreshed);
+	sym_rules_init(&ss->rules);
 	return ss;
 }
 
@@ -182,6 +186,11 @@ sym_session_free(struct sym_session *ss)
 
 	if (!ss)
 		return;
+	if (getenv("HT_UNWIND_LOG")) {
+		FILE *f = fopen(getenv("HT_UNWIND_LOG"), "a");
+		fprintf(f, "pid %d events %lu frames %lu by_libdw %lu fallbacks %lu rules %lu complex %lu\n", ss->pid, (unsigned long)ss->stats.events, (unsigned long)ss->stats.frames, (unsigned long)ss->stats.by_libdw, (unsigned long)ss->stats.fallbacks, (unsigned long)ss->stats.rules, (unsigned long)ss->stats.complex);
+		fclose(f);
+	}
 	/* The Dwfl's process state uses ARCH_ELF, so it goes first. */
 	if (ss->dwfl) {
 		dwfl_getmodules(ss->dwfl, module_free_table, NULL, 0);
@@ -193,6 +202,7 @@ sym_session_free(struct sym_session *ss)
 		sym_frame_free((struct sym_frame *)(uintptr_t)val);
 	u64map_fini(&ss->frames);
 	u64map_fini(&ss->refreshed);
+	sym_rules_fini(&ss->rules);
 	free(ss);
 }
 
@@ -209,9 +219,12 @@ sym_session_fork(const struct sym_session *ss, pid_t child)
 		return NULL;
 	}
 	cs->show_below_main = ss->show_below_main;
+	cs->libdw_only = ss->libdw_only;
 	/* The child starts with the parent's mappings, so everything the
-	   parent resolved holds for it too. Copied, not shared: each session
-	   frees its own records. */
+	   parent resolved or compiled holds for it too. Copied, not shared:
+	   each session frees its own records. */
+	sym_rules_fini(&cs->rules);
+	sym_rules_copy(&cs->rules, &ss->rules);
 	for (size_t pos = 0; u64map_next(&ss->frames, &pos, &pc, &val);) {
 		const struct sym_frame *f = (const void *)(uintptr_t)val;
 
@@ -250,7 +263,7 @@ sym_session_refresh(struct sym_session *ss)
 			fclose(f);
 		}
 	}
-	dwfl_report_end(ss->dwfl, module_removed, NULL);
+	dwfl_report_end(ss->dwfl, module_removed, ss);
 	free(maps);
 }
 

@@ -43,6 +43,26 @@ void sym_session_refresh(struct sym_session *ss);
 unsigned sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
 		    uint64_t *pcs, unsigned max);
 
+/* What sym_unwind did in a session. */
+struct sym_unwind_stats {
+	uint64_t events;    /* sym_unwind calls */
+	uint64_t frames;    /* addresses returned */
+	uint64_t by_libdw;  /* walks made by libdw's unwinder */
+	uint64_t fallbacks; /* of which for frames the cached rules cannot
+			       follow (the rest: asked for libdw only) */
+	uint64_t rules;     /* rules compiled: one per new lookup pc */
+	uint64_t complex;   /* of which only libdw can follow */
+};
+
+/* Unwind every event with libdw's unwinder (ONLY), or with per-pc rules
+   compiled from the CFI and cached, libdw taking only the events those
+   cannot follow (the default). Both give the same addresses; the choice is
+   for tests and benchmarks. A fork's session inherits it. */
+void sym_session_unwind_with_libdw(struct sym_session *ss, bool only);
+/* SS's unwinding counts so far into *OUT. */
+void sym_session_unwind_stats(const struct sym_session *ss,
+			      struct sym_unwind_stats *out);
+
 /* Describe the C library's start functions (__libc_start_main, _start...)
    by their names, as --show-below-main=yes asks, instead of as
    "(below main)". Off at first; a fork's session inherits it. */

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unwinding a captured stack: libdwfl's unwinder (CFI, then frame
-   pointers) driven by our own thread callbacks, which serve the registers
-   and stack bytes the tracer copied at the stop, so a warm unwind makes no
-   system call as long as the stack fits in the copy. */
+/* Unwinding a captured stack, two ways that give the same frames. The fast
+   walk applies per-pc rules compiled once from the CFI (rules.c) to the
+   registers and stack bytes the tracer copied at the stop: a table look-up
+   and a few memory reads per frame. libdwfl's own unwinder, driven by
+   thread callbacks serving the same copy, takes the events whose rules
+   need more than base + offset reads, and every event when asked to. As
+   long as the stack fits in the copy, neither makes a system call. */
 #include "session.h"
 
 #include <gelf.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 
 #include "common/err.h"
@@ -50,7 +55,7 @@ read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
    exists, a page at a time, since the next word asked for is usually next
    to this one. */
 static bool
-read_outside(struct sym_session *ss, uint64_t addr, Dwarf_Word *out)
+read_outside(struct sym_session *ss, uint64_t addr, uint64_t *out)
 {
 	struct sym_unwind_state *uw = &ss->uw;
 	uint64_t page = addr & ~(uint64_t)(SYM_PAGE_SIZE - 1);
@@ -69,14 +74,15 @@ read_outside(struct sym_session *ss, uint64_t addr, Dwarf_Word *out)
 	return true;
 }
 
-static bool
-memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
+/* The word at ADDR in the process at the stop: from the capture, else
+   from the process. Both walks read through here, so they see the same
+   bytes. */
+static inline bool
+read_word(struct sym_session *ss, uint64_t addr, uint64_t *out)
 {
-	struct sym_session *ss = arg;
 	const struct sym_capture *cap = ss->uw.cap;
 	uint64_t off = addr - cap->stack_addr;
 
-	(void)dwfl;
 	if (addr >= cap->stack_addr && cap->len >= sizeof(*out) &&
 	    off <= cap->len - sizeof(*out)) {
 		memcpy(out, cap->stack + off, sizeof(*out));
@@ -85,21 +91,43 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 	return read_outside(ss, addr, out);
 }
 
-/* x86-64's DWARF register numbers: rax rdx rcx rbx rsi rdi rbp rsp, r8..r15,
-   then the return address column (16), which holds the pc. */
 static bool
-set_initial_registers(Dwfl_Thread *th, void *thread_arg)
+memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 {
-	const struct sym_session *ss = thread_arg;
-	const struct user_regs_struct *r = &ss->uw.cap->regs;
-	const Dwarf_Word regs[17] = {
+	uint64_t word;
+
+	(void)dwfl;
+	if (!read_word(arg, addr, &word))
+		return false;
+	*out = word;
+	return true;
+}
+
+/* The captured registers in DWARF column order (sym_priv.h). */
+static void
+capture_columns(const struct user_regs_struct *r, uint64_t *col)
+{
+	const uint64_t regs[SYM_NREGS] = {
 		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp, r->rsp,
 		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
 		r->rip,
 	};
 
-	dwfl_thread_state_register_pc(th, r->rip);
-	return dwfl_thread_state_registers(th, 0, 17, regs);
+	memcpy(col, regs, sizeof(regs));
+}
+
+static bool
+set_initial_registers(Dwfl_Thread *th, void *thread_arg)
+{
+	const struct sym_session *ss = thread_arg;
+	uint64_t col[SYM_NREGS];
+	Dwarf_Word regs[SYM_NREGS];
+
+	capture_columns(&ss->uw.cap->regs, col);
+	for (unsigned i = 0; i < SYM_NREGS; i++)
+		regs[i] = col[i];
+	dwfl_thread_state_register_pc(th, ss->uw.cap->regs.rip);
+	return dwfl_thread_state_registers(th, 0, SYM_NREGS, regs);
 }
 
 static const Dwfl_Thread_Callbacks capture_callbacks = {
@@ -179,8 +207,9 @@ collect_frame(Dwfl_Frame *frame, void *arg)
 	return uw->n < uw->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* The event by libdw's unwinder, into SS->uw. */
 static void
-unwind_once(struct sym_session *ss)
+unwind_libdw(struct sym_session *ss)
 {
 	struct sym_unwind_state *uw = &ss->uw;
 
@@ -190,8 +219,189 @@ unwind_once(struct sym_session *ss)
 	   frame or stopped early (no CFI, unreadable stack, MAX reached);
 	   either way the frames collected are what there is. */
 	dwfl_getthread_frames(ss->dwfl, ss->pid, collect_frame, uw);
+}
+
+/* The registers of the frame the fast walk is in, by DWARF column, and
+   which of them are known: a column the rule leaves undefined, or whose
+   saved copy cannot be read, is unknown in the caller, as in libdw. */
+struct frame_regs {
+	uint64_t r[SYM_NREGS];
+	uint32_t known;
+};
+
+#define COL(c) (1u << (c))
+
+/* The value L describes in the frame FR, whose CFA is CFA. */
+static inline bool
+loc_value(struct sym_session *ss, const struct sym_loc *l,
+	  const struct frame_regs *fr, uint64_t cfa, uint64_t *out)
+{
+	uint64_t v;
+
+	if (l->base == SYM_LOC_CFA)
+		v = cfa;
+	else if (l->base == SYM_LOC_CONST)
+		v = 0;
+	else if (fr->known & COL(l->base))
+		v = fr->r[l->base];
+	else
+		return false;
+	v += (uint64_t)(int64_t)l->off;
+	if (l->deref)
+		return read_word(ss, v, out);
+	*out = v;
+	return true;
+}
+
+/* Make FR its caller's registers by the CFI rule RU. Returns false when the
+   return address comes out unknown: the walk ends there. */
+static bool
+step_cfi(struct sym_session *ss, const struct sym_rule *ru,
+	 struct frame_regs *fr)
+{
+	uint64_t cfa = 0, val[SYM_NREGS];
+	uint32_t got = 0;
+	bool cfa_ok = ru->cfa_ok && loc_value(ss, &ru->cfa, fr, 0, &cfa);
+
+	/* The usual rule: columns saved at or computed from the CFA alone,
+	   which can be stored as they come. */
+	if (ru->cfa_only) {
+		fr->known &= ru->same;
+		for (unsigned i = 0; cfa_ok && i < ru->n_set; i++) {
+			const struct sym_loc *l = &ru->set[i];
+			uint64_t v = cfa + (uint64_t)(int64_t)l->off;
+
+			if (l->deref && !read_word(ss, v, &v))
+				continue;
+			fr->r[l->col] = v;
+			fr->known |= COL(l->col);
+		}
+		return fr->known & COL(SYM_RA);
+	}
+	for (unsigned i = 0; i < ru->n_set; i++) {
+		const struct sym_loc *l = &ru->set[i];
+
+		if ((cfa_ok || !l->needs_cfa) &&
+		    loc_value(ss, l, fr, cfa, &val[i]))
+			got |= 1u << i;
+	}
+	/* Every value is computed from the callee's registers, so none is
+	   stored before all are computed. */
+	fr->known &= ru->same;
+	for (unsigned i = 0; i < ru->n_set; i++) {
+		if (got & (1u << i)) {
+			fr->r[ru->set[i].col] = val[i];
+			fr->known |= COL(ru->set[i].col);
+		}
+	}
+	return fr->known & COL(SYM_RA);
+}
+
+/* Make FR the caller's registers, and *PC its pc, by the frame-pointer
+   chain, as libdw does where no CFI covers a pc: rbp points at the saved
+   rbp with the return address above it, and the caller knows only rbp and
+   rsp. Returns false where libdw's walk stops. */
+static bool
+step_fp(struct sym_session *ss, struct frame_regs *fr, uint64_t *pc)
+{
+	uint64_t fp = fr->r[SYM_RBP], sp = 0, saved, ret;
+
+	if (!(fr->known & COL(SYM_RBP)) || fp == 0)
+		return false;
+	if (fr->known & COL(SYM_RSP))
+		sp = fr->r[SYM_RSP];
+	if (!read_word(ss, fp, &saved))
+		saved = 0;
+	if (!read_word(ss, fp + 8, &ret))
+		return false;
+	/* A chain that does not lead up the stack is no frame chain. */
+	if (sp >= fp + 16)
+		return false;
+	fr->r[SYM_RBP] = saved;
+	fr->r[SYM_RSP] = fp + 16;
+	fr->known = COL(SYM_RBP) | COL(SYM_RSP);
+	*pc = ret;
+	return true;
+}
+
+/* The event by the cached rules, into SS->uw: libdw's walk, step for step,
+   with its stops (return address unknown or 0, frame-pointer chain broken,
+   MAX reached). Like libdw, it does not stop where the CFA fails to grow:
+   a signal frame on an alternate stack may lower it, and a loop ends at
+   MAX anyway. Returns false when a frame's rule is one only libdw can
+   follow (the frames collected are then to be dropped). *VERIFIED: how
+   many leading addresses are known to lie in a module, their lookup pc
+   having a rule. */
+static bool
+unwind_fast(struct sym_session *ss, unsigned *verified)
+{
+	struct sym_unwind_state *uw = &ss->uw;
+	struct frame_regs fr = { .known = COL(SYM_NREGS) - 1 };
+	uint64_t pc = uw->cap->regs.rip;
+	/* Looked up at the pc itself: the innermost frame, and a frame a
+	   signal interrupted, since neither made a call there. */
+	bool activation = true;
+	unsigned good = 0;
+
+	capture_columns(&uw->cap->regs, fr.r);
+	uw->n = 0;
+	uw->page_addr = 1;
+	*verified = 0;
+	if (pc == 0)
+		return true;
+	uw->pcs[uw->n++] = pc;
+	while (uw->n < uw->max) {
+		uint64_t at = activation ? pc : pc - 1;
+		const struct sym_rule *ru = sym_rules_find(&ss->rules, at);
+
+		if (!ru)
+			ru = sym_rules_get(ss, at);
+		if (ru && good == uw->n - 1 && at == uw->pcs[uw->n - 1])
+			good++;
+		if (ru && ru->kind == SYM_RULE_COMPLEX)
+			return false;
+		if (ru && ru->kind == SYM_RULE_CFI) {
+			if (!step_cfi(ss, ru, &fr))
+				break;
+			pc = fr.r[SYM_RA];
+			activation = ru->signal;
+		} else {
+			if (!step_fp(ss, &fr, &pc))
+				break;
+			activation = false;
+		}
+		if (pc == 0)
+			break;
+		uw->pcs[uw->n++] = pc - 1;
+	}
+	*verified = good;
+	return true;
+}
+
+/* The event into SS->uw: by the rules, or by libdw when asked to or when
+   the rules meet a frame they cannot follow. Then the whole event is
+   redone, which is simpler than handing libdw a half-walked stack and
+   rare. Returns how many leading addresses are known to lie in a module. */
+static unsigned
+unwind_event(struct sym_session *ss)
+{
+	struct sym_unwind_state *uw = &ss->uw;
+	unsigned verified = 0;
+	bool done = false;
+
+	if (!ss->libdw_only) {
+		done = unwind_fast(ss, &verified);
+		if (!done)
+			ss->stats.fallbacks++;
+	}
+	if (!done) {
+		ss->stats.by_libdw++;
+		verified = 0;
+		unwind_libdw(ss);
+	}
 	if (uw->n == 0)
 		uw->pcs[uw->n++] = uw->cap->regs.rip;
+	return verified;
 }
 
 unsigned
@@ -199,26 +409,59 @@ sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
 	   uint64_t *pcs, unsigned max)
 {
 	struct sym_unwind_state *uw = &ss->uw;
+	unsigned verified;
 
 	if (max == 0)
 		return 0;
 	uw->cap = cap;
 	uw->pcs = pcs;
 	uw->max = max;
-	unwind_once(ss);
+	ss->stats.events++;
+	verified = unwind_event(ss);
 	/* A frame in code outside every module is in a library loaded since
 	   the modules were read: the walk went no further than that frame,
 	   or went on by frame pointers and may be wrong. sym_session_module
 	   re-reads the modules once per such pc; when that finds the
 	   module, walk again. */
-	for (unsigned i = 0; i < uw->n; i++) {
+	for (unsigned i = verified; i < uw->n; i++) {
 		if (dwfl_addrmodule(ss->dwfl, pcs[i]))
 			continue;
 		if (sym_session_module(ss, pcs[i]))
-			unwind_once(ss);
+			unwind_event(ss);
 		break;
+	}
+	ss->stats.frames += uw->n;
+	if (getenv("HT_UNWIND_CHECK") && !ss->libdw_only) {
+		static uint64_t tmp[512], mism, checked;
+		unsigned n = uw->n;
+		memcpy(tmp, pcs, n * 8);
+		ss->libdw_only = true;
+		unwind_event(ss);
+		ss->libdw_only = false;
+		checked++;
+		if (uw->n != n || memcmp(tmp, pcs, n * 8)) {
+			mism++;
+			FILE *f = fopen(getenv("HT_UNWIND_CHECK"), "a");
+			fprintf(f, "MISMATCH pid %d rip %#llx n %u/%u\n", ss->pid, (unsigned long long)cap->regs.rip, n, uw->n);
+			for (unsigned i = 0; i < n || i < uw->n; i++) fprintf(f, "  %#lx %#lx\n", i < n ? (unsigned long)tmp[i] : 0UL, i < uw->n ? (unsigned long)pcs[i] : 0UL);
+			fclose(f);
+		}
+		ss->stats.by_libdw--;
 	}
 	uw->cap = NULL;
 	uw->pcs = NULL;
 	return uw->n;
+}
+
+void
+sym_session_unwind_with_libdw(struct sym_session *ss, bool only)
+{
+	ss->libdw_only = only;
+}
+
+void
+sym_session_unwind_stats(const struct sym_session *ss,
+			 struct sym_unwind_stats *out)
+{
+	*out = ss->stats;
 }

@@ -79,6 +79,22 @@ inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 }
 
 int
+inject_step_out(pid_t tid)
+{
+	if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
+		return -errno;
+	int status;
+	if (waitpid(tid, &status, __WALL) < 0)
+		return -errno;
+	if (!WIFSTOPPED(status))
+		return -ESRCH;
+	if (WSTOPSIG(status) != SIGTRAP)
+		ht_debug("signal %d during a step out of the kernel",
+			 WSTOPSIG(status));
+	return 0;
+}
+
+int
 inject_find_syscall(struct tproc *p)
 {
 	char path[64];

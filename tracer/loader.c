@@ -78,6 +78,30 @@ object_extent(pid_t pid, const char *path, uint64_t *lo, uint64_t *hi)
 		*lo = *hi = 0;
 }
 
+/* Record calls to S at ADDR through the inline path when it is wanted and
+   the function can be patched; false leaves it to an int3 probe. An alias
+   already patched (memalign and aligned_alloc share code) counts as done. */
+static bool
+patched_inline(struct tracer *t, struct tproc *p, pid_t tid, uint64_t addr,
+	       uint64_t size, const struct alloc_symbol *s, uint64_t lo,
+	       uint64_t hi)
+{
+	if (t->opt->backend == HT_BACKEND_PTRACE)
+		return false;
+	if (!p->inl) {
+		int err = inline_setup(t, p, tid, addr);
+		if (err) {
+			if (!p->inline_refused)
+				ht_warn("process %d: inline backend unavailable "
+					"(%s); using ptrace breakpoints",
+					(int)p->pid, ht_strerror(err));
+			p->inline_refused = true;
+			return false;
+		}
+	}
+	return inline_patch(t, p, tid, addr, size, s->fn, lo, hi) == 0;
+}
+
 /* Plant every allocator symbol OBJ defines that no earlier object did. */
 static void
 plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
@@ -90,11 +114,16 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 	object_extent(p->pid, path, &lo, &hi);
 	for (size_t i = 0; i < N_ALLOC_SYMBOLS; i++) {
 		const struct alloc_symbol *s = &alloc_symbols[i];
-		uint64_t vaddr;
-		if (p->bound[s->fn] || elf_object_lookup(obj, s->name, &vaddr))
+		struct elf_symbol sym;
+		if (p->bound[s->fn] || elf_object_find(obj, s->name, &sym) ||
+		    sym.ifunc)
 			continue;
 		p->bound[s->fn] = true;
-		int err = probe_plant(p, tid, bias + vaddr, s->role, s->fn, lo, hi);
+		uint64_t addr = bias + sym.vaddr;
+		if (probe_find(p, addr) || patched_inline(t, p, tid, addr,
+							   sym.size, s, lo, hi))
+			continue;
+		int err = probe_plant(p, tid, addr, s->role, s->fn, lo, hi);
 		if (err)
 			ht_debug("no probe on %s in %s: %s", s->name, path,
 				 ht_strerror(err));
@@ -162,23 +191,6 @@ mapping_path(pid_t pid, uint64_t addr, char *path, size_t len)
 	return rc;
 }
 
-/* The exec stop is inside execve: one single step brings the thread to a
-   stop from which system calls can be injected. */
-static int
-step_out_of_exec(pid_t tid)
-{
-	if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
-		return -errno;
-	int status;
-	if (waitpid(tid, &status, __WALL) < 0)
-		return -errno;
-	if (!WIFSTOPPED(status))
-		return -ESRCH;
-	if (WSTOPSIG(status) != SIGTRAP)
-		ht_debug("signal %d during the post-exec step", WSTOPSIG(status));
-	return 0;
-}
-
 static int
 hook_ld_so(struct tproc *p, pid_t tid, uint64_t base)
 {
@@ -229,7 +241,7 @@ plant_static(struct tracer *t, struct tproc *p, pid_t tid)
 int
 loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid)
 {
-	int err = step_out_of_exec(tid);
+	int err = inject_step_out(tid);
 	if (!err)
 		err = inject_find_syscall(p);
 	if (!err)

@@ -18,14 +18,19 @@
 #include "common/err.h"
 #include "common/xalloc.h"
 
+#define RECORD_WAIT_NS 2000000ULL /* for a thread finishing a record */
+
 #define TRACE_OPTIONS                                                       \
 	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |   \
 	 PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
 
-const char *
-tracer_backend_name(void)
+/* How P's allocator calls are caught, for the summary line. */
+static const char *
+backend_name(const struct tproc *p)
 {
-	return "ptrace breakpoints";
+	if (!inline_active(p))
+		return "ptrace breakpoints";
+	return p->n_probes > 1 ? "inline, some ptrace breakpoints" : "inline";
 }
 
 static void
@@ -55,7 +60,7 @@ end_profile(struct tracer *t, struct tproc *p)
 	if (!p->profiling)
 		return;
 	p->profiling = false;
-	t->sink->process_end(t->sink->ctx, p->pid);
+	t->sink->process_end(t->sink->ctx, p->pid, backend_name(p));
 }
 
 /* ---- Breakpoint stops ---- */
@@ -107,6 +112,8 @@ on_trap(struct tracer *t, struct tracee *tc)
 	struct user_regs_struct regs;
 	if (!p || ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) < 0)
 		return false;
+	if (inline_on_trap(t, tc, &regs))
+		return true;
 	uint64_t at = regs.rip - 1;
 	if (p->tramp && at == p->tramp) {
 		if (alloc_return(t, tc, &regs) == 0)
@@ -148,6 +155,26 @@ copy_pending(struct tracee *dst, const struct tracee *src)
 	}
 }
 
+/* A new thread or process at its first stop: a fork child of an inline
+   process gets its ring before it runs a single instruction. */
+static void
+first_stop(struct tracer *t, struct tracee *tc)
+{
+	if (tc->ring_parent) {
+		int err = inline_fork_child(t, tc->ring_parent, tc->proc,
+					    tc->tid);
+		if (err) {
+			/* Its records would land in the parent's ring. */
+			ht_error("process %d: cannot give the forked child a "
+				 "ring of its own (%s); killing it",
+				 (int)tc->proc->pid, ht_strerror(err));
+			kill(tc->proc->pid, SIGKILL);
+		}
+		tc->ring_parent = NULL;
+	}
+	resume(tc, 0);
+}
+
 static void
 on_new_task(struct tracer *t, struct tracee *tc, int event)
 {
@@ -156,6 +183,8 @@ on_new_task(struct tracer *t, struct tracee *tc, int event)
 		return;
 	pid_t child = (pid_t)msg;
 	struct tproc *p = tc->proc;
+	if (event != PTRACE_EVENT_CLONE)
+		inline_drain(t, tc->proc, RECORD_WAIT_NS); /* all before the fork */
 	if (event != PTRACE_EVENT_CLONE) {
 		uint64_t parent_count = t->opt->time_unit == HT_TIME_I
 			? perfcount_process(t, tc->proc) : 0;
@@ -165,22 +194,24 @@ on_new_task(struct tracer *t, struct tracee *tc, int event)
 			start_profile(t, p, tc->proc->pid);
 	}
 	struct tracee *ntc = tracee_get(t, child);
-	if (ntc && ntc->held) {
-		/* Its first stop came before this event: release it. */
+	bool held = ntc && ntc->held;
+	if (held) {
 		ntc->proc = p;
 		p->n_threads++;
 		ntc->held = false;
 		perfcount_thread_start(t, ntc);
-		if (event != PTRACE_EVENT_CLONE)
-			copy_pending(ntc, tc);
-		resume(ntc, 0);
-		return;
-	}
-	if (!ntc)
+	} else if (!ntc) {
 		ntc = tracee_add(t, child, p);
-	ntc->first_stop_pending = true;
+	}
 	if (event != PTRACE_EVENT_CLONE)
 		copy_pending(ntc, tc);
+	/* A vfork child shares its parent's memory, ring included. */
+	if (event == PTRACE_EVENT_FORK && tc->proc->inl)
+		ntc->ring_parent = tc->proc;
+	if (held)
+		first_stop(t, ntc); /* it stopped before this event */
+	else
+		ntc->first_stop_pending = true;
 }
 
 /* ---- exec ---- */
@@ -255,8 +286,12 @@ static void
 on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 {
 	struct tproc *p = tc ? tc->proc : NULL;
-	if (tc)
+	if (tc) {
+		inline_thread_gone(t, tc);
 		tracee_remove(t, tc);
+	}
+	if (p && tid == p->pid)
+		inline_drain(t, p, RECORD_WAIT_NS);
 	if (tid == t->target)
 		record_result(t, status);
 	if (p && tid == p->pid) {
@@ -290,7 +325,7 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 	case PTRACE_EVENT_STOP:
 		if (tc->first_stop_pending) {
 			tc->first_stop_pending = false;
-			resume(tc, 0);
+			first_stop(t, tc);
 		} else if (is_stop_signal(sig)) {
 			/* A group-stop: stay stopped until SIGCONT. */
 			ptrace(PTRACE_LISTEN, tc->tid, NULL, NULL);
@@ -322,6 +357,10 @@ static void
 dispatch(struct tracer *t, pid_t tid, int status)
 {
 	struct tracee *tc = tracee_get(t, tid);
+	/* Whatever this stop reports comes after the records already in the
+	   ring. */
+	if (tc && tc->proc)
+		inline_drain(t, tc->proc, 0);
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		on_gone(t, tc, tid, status);
 		return;
@@ -336,6 +375,17 @@ dispatch(struct tracer *t, pid_t tid, int status)
 		return;
 	}
 	on_stop(t, tc, status);
+}
+
+static bool
+any_inline(struct tracer *t)
+{
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->procs, &pos, &key, &val))
+		if (inline_active((struct tproc *)(uintptr_t)val))
+			return true;
+	return false;
 }
 
 /* ---- Start ---- */
@@ -444,15 +494,30 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 
+	unsigned idle_us = 0;
 	while (t.tracees.count) {
 		int status;
-		pid_t tid = waitpid(-1, &status, __WALL);
+		bool polling = any_inline(&t);
+		pid_t tid = waitpid(-1, &status, __WALL | (polling ? WNOHANG : 0));
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		dispatch(&t, tid, status);
+		if (tid > 0) {
+			dispatch(&t, tid, status);
+			idle_us = 0;
+			continue;
+		}
+		/* Nothing stopped: drain the rings, and when they are idle
+		   too, back off (up to a millisecond) so that a target that
+		   hardly allocates keeps its CPU. */
+		if (inline_drain_all(&t) > 0) {
+			idle_us = 0;
+		} else {
+			idle_us = idle_us ? (idle_us * 2 > 1000 ? 1000 : idle_us * 2) : 20;
+			usleep(idle_us);
+		}
 	}
 	if (!t.target_done) {
 		/* Detached at exec: still our child. */

@@ -69,8 +69,7 @@ scratch_map(struct tproc *p, pid_t tid, uint64_t near, struct scratch **out)
 	return -ENOMEM;
 }
 
-/* Room for LEN bytes within reach of NEAR, mapping a page if needed. */
-static int
+int
 scratch_alloc(struct tproc *p, pid_t tid, uint64_t near, size_t len,
 	      uint64_t *addr)
 {

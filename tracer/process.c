@@ -48,6 +48,7 @@ proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 	u64map_copy(&p->objects_seen, &parent->objects_seen);
 	p->n_threads = 0;
 	p->profiling = false;
+	p->inl = NULL; /* its ring is made at its first stop */
 	p->detaching = false;
 	u64map_put(&t->procs, (uint64_t)child, (uint64_t)(uintptr_t)p);
 	return p;
@@ -71,6 +72,7 @@ proc_exec_reset(struct tproc *p)
 	memset(p->bound, 0, sizeof(p->bound));
 	p->exit_bound = false;
 	p->setup_done = false;
+	inline_free(p);
 	if (p->mem_fd >= 0)
 		close(p->mem_fd);
 	p->mem_fd = open_mem(p->pid);
@@ -82,6 +84,7 @@ proc_free(struct tracer *t, struct tproc *p)
 	if (!p)
 		return;
 	u64map_remove(&t->procs, (uint64_t)p->pid, NULL);
+	inline_free(p);
 	if (p->mem_fd >= 0)
 		close(p->mem_fd);
 	free(p->probes);

@@ -42,8 +42,9 @@ struct tracer_sink {
 	/* One completed allocator call in PID, with the stack unwound at its
 	   entry (none for frees: Massif needs no stack for them). */
 	void (*event)(void *ctx, pid_t pid, const struct ht_event *ev);
-	/* PID's profile is complete: it exited, was killed, or exec'd. */
-	void (*process_end)(void *ctx, pid_t pid);
+	/* PID's profile is complete: it exited, was killed, or exec'd.
+	   BACKEND names how its allocator calls were caught. */
+	void (*process_end)(void *ctx, pid_t pid, const char *backend);
 };
 
 /* How the target ended. */
@@ -71,7 +72,5 @@ int tracer_run(const struct ht_options *opt, char *const argv[],
    (--time-unit=i); otherwise heaptrace records milliseconds. */
 bool tracer_instructions_available(void);
 
-/* The name of the backend that delivered events ("ptrace breakpoints"). */
-const char *tracer_backend_name(void);
 
 #endif

@@ -72,6 +72,8 @@ struct tproc {
 	bool setup_done;          /* probes planted once after exec */
 	bool profiling;           /* between process_start and process_end */
 	bool detaching;           /* exec without --trace-children */
+	struct inline_proc *inl;  /* the inline path's state, or NULL */
+	bool inline_refused;      /* setting up the inline path failed */
 	int n_threads;
 	int64_t insn_base;        /* instructions counted outside live threads'
 				     counters (exited threads, the parent before
@@ -86,6 +88,8 @@ struct tracee {
 	bool first_stop_pending;  /* its initial PTRACE_EVENT_STOP is to come */
 	bool in_freeres;          /* running injected freeres calls */
 	int insn_fd;              /* its instruction counter, or -1 */
+	uint64_t tcb;             /* its thread pointer, once the stub asked */
+	struct tproc *ring_parent; /* a fork child still to get its own ring */
 	struct user_regs_struct freeres_saved;
 	int freeres_next;
 	struct pending_call *pending;
@@ -124,11 +128,18 @@ int mem_write_code(struct tproc *p, pid_t tid, uint64_t addr, const void *buf,
    syscall's result in *RET, or -errno when the thread vanished. */
 int inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 		   uint64_t *ret);
+/* TID is at a stop inside a system call's path (exec, fork, clone event):
+   single-step it out, so that syscalls can be injected. 0 or -errno. */
+int inject_step_out(pid_t tid);
 /* Find a "syscall" instruction in an executable mapping of P. 0 or
    -ENOENT. */
 int inject_find_syscall(struct tproc *p);
 
 /* ---- probe.c: breakpoints and scratch pages ---- */
+/* Room for LEN bytes of code within rel32 reach of NEAR in P, mapping a
+   scratch page when needed (TID stopped safely). 0 or -errno. */
+int scratch_alloc(struct tproc *p, pid_t tid, uint64_t near, size_t len,
+		  uint64_t *addr);
 /* Plant a probe at ADDR in P (TID stopped at a safe stop, for injecting a
    scratch page within reach when needed). Returns 0 or -errno/-HT_E_*. */
 int probe_plant(struct tproc *p, pid_t tid, uint64_t addr, enum probe_role role,
@@ -164,6 +175,35 @@ int alloc_call_return(struct tracer *t, struct tracee *tc,
 		      struct user_regs_struct *regs);
 /* Drop TC's pending calls. */
 void alloc_pending_clear(struct tracee *tc);
+
+/* ---- inline.c: the inline event path ---- */
+struct inline_proc;
+/* Give P a ring and the stub blob (near NEAR); TID stopped safely. */
+int inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near);
+/* Patch the allocator FN at ADDR (FUNC_LEN bytes long, 0 unknown) in an
+   object spanning [LO, HI) to record through the ring. 0, or negative when
+   it must keep an int3 probe instead. */
+int inline_patch(struct tracer *t, struct tproc *p, pid_t tid, uint64_t addr,
+		 size_t func_len, enum ht_alloc_fn fn, uint64_t lo, uint64_t hi);
+/* True when P records through a ring. */
+bool inline_active(const struct tproc *p);
+/* Deliver P's committed records, waiting up to WAIT_NS for one being
+   written. Returns how many. */
+long inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns);
+/* inline_drain of every process, without waiting. */
+long inline_drain_all(struct tracer *t);
+/* A SIGTRAP of TC with REGS: handled (and TC resumed) when it is the
+   stub's. */
+bool inline_on_trap(struct tracer *t, struct tracee *tc,
+		    struct user_regs_struct *regs);
+/* TC is exiting: drain, and forget its thread-table entry. */
+void inline_thread_gone(struct tracer *t, struct tracee *tc);
+/* Give CHILD, a fork of PARENT held at its first stop TID, a ring of its
+   own at the same address. 0 or -errno. */
+int inline_fork_child(struct tracer *t, struct tproc *parent,
+		      struct tproc *child, pid_t tid);
+/* Free P's inline state (the target's copy goes with its image). */
+void inline_free(struct tproc *p);
 
 /* ---- process.c: processes and threads ---- */
 struct tproc *proc_new(struct tracer *t, pid_t pid);

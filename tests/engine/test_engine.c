@@ -108,6 +108,21 @@ feed(struct fixture *fx, enum ht_event_kind kind, enum ht_alloc_fn fn,
 	snap_engine_feed(fx->eng, &ev);
 }
 
+/* One event from thread TID, made at SITE in main's caller chain. */
+static void
+feed_thread(struct fixture *fx, uint32_t tid, enum ht_event_kind kind,
+	    uint64_t addr, uint64_t old, uint64_t size, uint64_t site)
+{
+	uint64_t pcs[] = { PC_MALLOC, site, PC_LIBC_START };
+	struct ht_event ev = {
+		.kind = kind, .addr = addr, .old_addr = old, .size = size,
+		.tid = tid, .pcs = pcs, .npcs = 3,
+		.fn = kind == HT_EV_ALLOC ? HT_FN_MALLOC
+		      : kind == HT_EV_FREE ? HT_FN_FREE : HT_FN_REALLOC,
+	};
+	snap_engine_feed(fx->eng, &ev);
+}
+
 static uint64_t
 do_malloc(struct fixture *fx, uint64_t size, uint64_t site)
 {
@@ -348,6 +363,247 @@ test_clone(void)
 	fixture_fini(&fx);
 }
 
+
+/* ---- REALLOC_BEGIN ---- */
+
+enum { TID_A = 101, TID_B = 102, ADDR_P = 0x50000, ADDR_Q = 0x60000,
+       ADDR_R = 0x70000 };
+
+static const struct snap_snapshot *
+last_snapshot(const struct fixture *fx)
+{
+	return snap_engine_snapshot(fx->eng, snap_engine_count(fx->eng) - 1);
+}
+
+/* The counters, tree and clock of the two engines' latest snapshots (all
+   detailed) agree, and so do their block counts. */
+static void
+check_same_state(struct fixture *x, struct fixture *y, const char *what)
+{
+	const struct snap_snapshot *a = last_snapshot(x), *b = last_snapshot(y);
+	CHECK(a->heap == b->heap && a->extra == b->extra && a->time == b->time,
+	      "%s: heap %llu/%llu extra %llu/%llu time %llu/%llu", what,
+	      (unsigned long long)a->heap, (unsigned long long)b->heap,
+	      (unsigned long long)a->extra, (unsigned long long)b->extra,
+	      (unsigned long long)a->time, (unsigned long long)b->time);
+	CHECK(a->n_tree == b->n_tree, "%s: trees of %zu and %zu lines", what,
+	      a->n_tree, b->n_tree);
+	for (size_t i = 0; i < a->n_tree && i < b->n_tree; i++)
+		CHECK(a->tree[i].pc == b->tree[i].pc &&
+		      a->tree[i].bytes == b->tree[i].bytes &&
+		      a->tree[i].n_children == b->tree[i].n_children,
+		      "%s: tree line %zu differs", what, i);
+	struct snap_stats s = snap_engine_stats(x->eng);
+	struct snap_stats t = snap_engine_stats(y->eng);
+	CHECK(s.live_blocks == t.live_blocks && s.reallocs == t.reallocs &&
+	      s.frees == t.frees && s.unknown_frees == t.unknown_frees,
+	      "%s: blocks %llu/%llu reallocs %llu/%llu frees %llu/%llu "
+	      "unknown %llu/%llu", what,
+	      (unsigned long long)s.live_blocks,
+	      (unsigned long long)t.live_blocks,
+	      (unsigned long long)s.reallocs, (unsigned long long)t.reallocs,
+	      (unsigned long long)s.frees, (unsigned long long)t.frees,
+	      (unsigned long long)s.unknown_frees,
+	      (unsigned long long)t.unknown_frees);
+}
+
+/* A begins realloc(p); the allocator moves the block to q and B's malloc
+   gets p before A's REALLOC is recorded. Massif, serializing threads, sees
+   A's realloc and then B's malloc: both orders must end in the same tree,
+   counters and blocks, here and after both blocks are freed. */
+static void
+test_begin_interleaved(enum snap_extra_kind kind, uint64_t new_size)
+{
+	const char *opts[] = { "--detailed-freq=1", "--threshold=0", NULL };
+	struct fixture ring, serial;
+	fixture_init(&ring, opts, kind);
+	fixture_init(&serial, opts, kind);
+	struct fixture *both[] = { &ring, &serial };
+	for (int i = 0; i < 2; i++) {
+		feed_thread(both[i], TID_A, HT_EV_ALLOC, ADDR_P, 0, 160,
+			    PC_MAIN_A);
+		feed_thread(both[i], TID_B, HT_EV_ALLOC, ADDR_R, 0, 48,
+			    PC_MAIN_C);
+	}
+
+	feed_thread(&ring, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
+	feed_thread(&ring, TID_B, HT_EV_ALLOC, ADDR_P, 0, 32, PC_MAIN_B);
+	/* Between the two halves: B's block is at p, A's still counted. */
+	CHECK(last_snapshot(&ring)->heap == 160 + 48 + 32,
+	      "interleaved: heap %llu in between",
+	      (unsigned long long)last_snapshot(&ring)->heap);
+	feed_thread(&ring, TID_A, HT_EV_REALLOC, ADDR_Q, ADDR_P, new_size,
+		    PC_F);
+
+	feed_thread(&serial, TID_A, HT_EV_REALLOC, ADDR_Q, ADDR_P, new_size,
+		    PC_F);
+	feed_thread(&serial, TID_B, HT_EV_ALLOC, ADDR_P, 0, 32, PC_MAIN_B);
+
+	check_same_state(&ring, &serial, "interleaved, after");
+	CHECK(last_snapshot(&ring)->heap == new_size + 48 + 32,
+	      "interleaved: heap %llu",
+	      (unsigned long long)last_snapshot(&ring)->heap);
+	for (int i = 0; i < 2; i++) {
+		feed_thread(both[i], TID_B, HT_EV_FREE, ADDR_P, 0, 0,
+			    PC_MAIN_C);
+		feed_thread(both[i], TID_A, HT_EV_FREE, ADDR_Q, 0, 0,
+			    PC_MAIN_C);
+	}
+	check_same_state(&ring, &serial, "interleaved, freed");
+	CHECK(last_snapshot(&ring)->heap == 48, "interleaved: heap %llu left",
+	      (unsigned long long)last_snapshot(&ring)->heap);
+	CHECK(snap_engine_stats(ring.eng).unknown_frees == 0,
+	      "interleaved: a free went unrecognised");
+	fixture_fini(&ring);
+	fixture_fini(&serial);
+}
+
+/* realloc(p, 0) frees p, which B's malloc may get before A's record: the
+   free applies to the detached block, B's block stays. */
+static void
+test_begin_free(void)
+{
+	const char *opts[] = { "--detailed-freq=1", NULL };
+	struct fixture fx;
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	feed_thread(&fx, TID_A, HT_EV_ALLOC, ADDR_P, 0, 160, PC_MAIN_A);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
+	feed_thread(&fx, TID_B, HT_EV_ALLOC, ADDR_P, 0, 32, PC_MAIN_B);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC, 0, ADDR_P, 0, PC_F);
+	struct snap_stats st = snap_engine_stats(fx.eng);
+	CHECK(last_snapshot(&fx)->heap == 32 && st.live_blocks == 1 &&
+	      st.frees == 1, "realloc(p, 0): heap %llu, %llu blocks",
+	      (unsigned long long)last_snapshot(&fx)->heap,
+	      (unsigned long long)st.live_blocks);
+	feed_thread(&fx, TID_B, HT_EV_FREE, ADDR_P, 0, 0, PC_MAIN_C);
+	CHECK(last_snapshot(&fx)->heap == 0 &&
+	      snap_engine_stats(fx.eng).unknown_frees == 0,
+	      "realloc(p, 0): B's block not freed");
+	fixture_fini(&fx);
+}
+
+/* A failed realloc (ADDR 0, SIZE > 0) leaves the block as it was, and
+   takes no snapshot. */
+static void
+test_begin_failed(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	feed_thread(&fx, TID_A, HT_EV_ALLOC, ADDR_P, 0, 160, PC_MAIN_A);
+	size_t n = snap_engine_count(fx.eng);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC, 0, ADDR_P, 1 << 20, PC_F);
+	CHECK(snap_engine_count(fx.eng) == n, "failed realloc took a snapshot");
+	CHECK(snap_engine_stats(fx.eng).reallocs == 0, "failed realloc counted");
+	/* The same without BEGIN, as the ptrace backend would send it. */
+	feed_thread(&fx, TID_A, HT_EV_REALLOC, 0, ADDR_P, 1 << 20, PC_F);
+	CHECK(snap_engine_count(fx.eng) == n, "failed realloc took a snapshot");
+	feed_thread(&fx, TID_A, HT_EV_FREE, ADDR_P, 0, 0, PC_MAIN_C);
+	uint64_t t[] = { 0, 160, 160, 320 };
+	uint64_t h[] = { 0, 160, 160, 0 };
+	check_series(&fx, "failed realloc", "EEPE", t, h);
+	fixture_fini(&fx);
+}
+
+/* A thread that dies inside realloc: its block goes back to its address,
+   or is freed when that address was handed out meanwhile. */
+static void
+test_begin_thread_exit(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	feed_thread(&fx, TID_A, HT_EV_ALLOC, ADDR_P, 0, 160, PC_MAIN_A);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
+	feed_thread(&fx, TID_A, HT_EV_THREAD_EXIT, 0, 0, 0, 0);
+	feed_thread(&fx, TID_B, HT_EV_FREE, ADDR_P, 0, 0, PC_MAIN_C);
+	struct snap_stats st = snap_engine_stats(fx.eng);
+	CHECK(st.unknown_frees == 0 && st.live_blocks == 0 &&
+	      st.reallocs_abandoned == 1,
+	      "thread exit: block not put back (%llu unknown, %llu live)",
+	      (unsigned long long)st.unknown_frees,
+	      (unsigned long long)st.live_blocks);
+
+	feed_thread(&fx, TID_A, HT_EV_ALLOC, ADDR_P, 0, 160, PC_MAIN_A);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
+	feed_thread(&fx, TID_B, HT_EV_ALLOC, ADDR_P, 0, 32, PC_MAIN_B);
+	feed_thread(&fx, TID_A, HT_EV_THREAD_EXIT, 0, 0, 0, 0);
+	st = snap_engine_stats(fx.eng);
+	CHECK(last_snapshot(&fx)->heap == 32 && st.live_blocks == 1,
+	      "thread exit after reuse: heap %llu, %llu blocks",
+	      (unsigned long long)last_snapshot(&fx)->heap,
+	      (unsigned long long)st.live_blocks);
+	fixture_fini(&fx);
+}
+
+/* A thread's second BEGIN gives up its first realloc (block put back);
+   that realloc's REALLOC, if it still comes, finds the block in the table
+   like a REALLOC without BEGIN. Unknown blocks stay unknown, even when
+   another thread gets their address meanwhile. */
+static void
+test_begin_nested_and_unknown(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--massif-compat=no", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	feed_thread(&fx, TID_A, HT_EV_ALLOC, ADDR_P, 0, 160, PC_MAIN_A);
+	feed_thread(&fx, TID_A, HT_EV_ALLOC, ADDR_R, 0, 64, PC_MAIN_A);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_R, 0, PC_G);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC, ADDR_R + 16, ADDR_R, 80, PC_G);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC, ADDR_Q, ADDR_P, 320, PC_F);
+	struct snap_stats st = snap_engine_stats(fx.eng);
+	CHECK(last_snapshot(&fx)->heap == 400 && st.reallocs == 2 &&
+	      st.reallocs_abandoned == 1 && st.live_blocks == 2,
+	      "nested: heap %llu, %llu reallocs",
+	      (unsigned long long)last_snapshot(&fx)->heap,
+	      (unsigned long long)st.reallocs);
+
+	/* realloc(NULL, n) sends no BEGIN; a stray one is ignored. */
+	feed_thread(&fx, TID_B, HT_EV_REALLOC_BEGIN, 0, 0, 0, PC_F);
+	feed_thread(&fx, TID_B, HT_EV_REALLOC, ADDR_P, 0, 16, PC_F);
+	CHECK(last_snapshot(&fx)->heap == 416, "realloc(NULL, 16): heap %llu",
+	      (unsigned long long)last_snapshot(&fx)->heap);
+
+	/* A BEGIN of an address never seen: B's new block there is not the
+	   one A reallocs; natively A's result is real, so it counts. */
+	enum { ADDR_U = 0x90000, ADDR_V = 0xa0000 };
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_U, 0, PC_F);
+	feed_thread(&fx, TID_B, HT_EV_ALLOC, ADDR_U, 0, 32, PC_MAIN_B);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC, ADDR_V, ADDR_U, 48, PC_F);
+	st = snap_engine_stats(fx.eng);
+	CHECK(last_snapshot(&fx)->heap == 416 + 32 + 48 &&
+	      st.unknown_frees == 1 && st.live_blocks == 5,
+	      "unknown: heap %llu, %llu blocks",
+	      (unsigned long long)last_snapshot(&fx)->heap,
+	      (unsigned long long)st.live_blocks);
+	fixture_fini(&fx);
+}
+
+/* A fork while another thread is inside realloc: the child puts the block
+   back, the parent completes the realloc. */
+static void
+test_begin_clone(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	feed_thread(&fx, TID_A, HT_EV_ALLOC, ADDR_P, 0, 160, PC_MAIN_A);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
+	struct snap_engine *child = snap_engine_clone(fx.eng);
+	feed_thread(&fx, TID_A, HT_EV_REALLOC, ADDR_Q, ADDR_P, 320, PC_F);
+	CHECK(last_snapshot(&fx)->heap == 320, "parent: heap %llu",
+	      (unsigned long long)last_snapshot(&fx)->heap);
+	struct snap_engine *parent = fx.eng;
+	fx.eng = child;
+	feed_thread(&fx, TID_B, HT_EV_FREE, ADDR_P, 0, 0, PC_MAIN_C);
+	struct snap_stats st = snap_engine_stats(child);
+	CHECK(last_snapshot(&fx)->heap == 0 && st.unknown_frees == 0,
+	      "child: heap %llu, %llu unknown frees",
+	      (unsigned long long)last_snapshot(&fx)->heap,
+	      (unsigned long long)st.unknown_frees);
+	snap_engine_free(parent);
+	fixture_fini(&fx);
+}
+
 int
 main(void)
 {
@@ -361,6 +617,14 @@ main(void)
 	test_ignore_realloc(false);
 	test_realloc_edges();
 	test_clone();
+	test_begin_interleaved(SNAP_EXTRA_ESTIMATE, 320);
+	test_begin_interleaved(SNAP_EXTRA_GLIBC, 320);
+	test_begin_interleaved(SNAP_EXTRA_GLIBC, 80);
+	test_begin_free();
+	test_begin_failed();
+	test_begin_thread_exit();
+	test_begin_nested_and_unknown();
+	test_begin_clone();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

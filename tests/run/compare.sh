@@ -18,6 +18,7 @@
 # usage: compare.sh [FLAGS] -- [MASSIF-OPTIONS...] -- PROG [ARGS...]
 # FLAGS:
 #   --heaptrace PATH    the heaptrace binary (required)
+#   --backend B         heaptrace's --backend (auto, inline, ptrace) [auto]
 #   --compare PATH      massif-compare (required; skip if it does not exist)
 #   --tolerance PCT     compare totals within PCT percent (threaded programs)
 #   --series-only       compare series and peak, not the trees
@@ -42,6 +43,7 @@ nfiles= expects=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--heaptrace) heaptrace=$2; shift 2 ;;
+	--backend) backend=$2; shift 2 ;;
 	--compare) compare=$2; shift 2 ;;
 	--tolerance) tolerance=$2; shift 2 ;;
 	--series-only) series_only=1; shift ;;
@@ -147,6 +149,7 @@ native_st=$?
 ref_st=$?
 (cd "$tmp/got" &&
 	exec timeout -k 5 60 "$heaptrace" run -q --massif-compat=yes \
+		--backend="${backend:-auto}" \
 		"${opts[@]}" --massif-out-file=massif.%p -- \
 		"$prog" ${args[@]+"${args[@]}"}) \
 	<"$stdin" >"$tmp/got.out" 2>"$tmp/got.err"

@@ -6,6 +6,8 @@
    reported through mark(). Usage: test_symbols MODE PROGRAM [ARG]. */
 #include "symbols/session.h"
 
+#include "trace.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,34 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_SKIP 77
-#define EXIT_HARNESS 99
 #define MAX_PCS 64
-#define STACK_COPY (32 * 1024)
-
-static int failures;
-
-static void
-check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok)
-		return;
-	failures++;
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-}
-
-static void __attribute__((noreturn))
-harness(const char *what)
-{
-	printf("harness error: %s: %s\n", what, strerror(errno));
-	exit(EXIT_HARNESS);
-}
 
 /* The "function line" reports of a test program, in the order made. */
 struct marks {
@@ -87,118 +62,6 @@ read_marks(int fd, struct marks *m)
 		if (sscanf(p, "%63s %d", m->fn[m->n], &m->line[m->n]) == 2)
 			m->n++;
 	}
-}
-
-struct child {
-	pid_t pid;
-	int out; /* read end of the program's stdout */
-};
-
-/* Start PROG ARG under ptrace, stopped after its exec, with OPTIONS. The
-   tracee dies with the driver (PTRACE_O_EXITKILL). */
-static void
-launch(const char *prog, const char *arg, long options, struct child *c)
-{
-	int fds[2], st;
-
-	if (pipe(fds) != 0)
-		harness("pipe");
-	c->pid = fork();
-	if (c->pid < 0)
-		harness("fork");
-	if (c->pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0)
-			_exit(EXIT_SKIP);
-		execl(prog, prog, arg, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	c->out = fds[0];
-	if (waitpid(c->pid, &st, 0) != c->pid)
-		harness("waitpid");
-	if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_SKIP) {
-		printf("SKIP: ptrace is not permitted here\n");
-		exit(EXIT_SKIP);
-	}
-	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP) {
-		errno = ECHILD;
-		harness(prog);
-	}
-	if (ptrace(PTRACE_SETOPTIONS, c->pid, NULL,
-		   (void *)(PTRACE_O_EXITKILL | options)) != 0)
-		harness("PTRACE_SETOPTIONS");
-}
-
-/* Wait for PID's next stop, which must be by SIGSTOP. */
-static void
-wait_sigstop(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, __WALL) != pid)
-		harness("waitpid");
-	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP || (st >> 16) != 0) {
-		printf("harness error: pid %d: wait status %#x, not SIGSTOP\n",
-		       (int)pid, st);
-		exit(EXIT_HARNESS);
-	}
-}
-
-/* Let PID run until it exits. */
-static void
-finish(pid_t pid)
-{
-	int st;
-
-	if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
-		harness("PTRACE_CONT");
-	for (;;) {
-		if (waitpid(pid, &st, __WALL) != pid)
-			harness("waitpid");
-		if (WIFEXITED(st) || WIFSIGNALED(st))
-			return;
-		if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0)
-			harness("PTRACE_CONT");
-	}
-}
-
-/* What the tracer captures at a stop: registers and up to STACK_COPY bytes
-   of stack, page by page, so that a stack shorter than that is no error. */
-struct snap {
-	struct sym_capture cap;
-	uint8_t bytes[STACK_COPY];
-};
-
-static void
-capture(pid_t pid, struct snap *s)
-{
-	uint64_t addr, end;
-	size_t len = 0;
-
-	if (ptrace(PTRACE_GETREGS, pid, NULL, &s->cap.regs) != 0)
-		harness("PTRACE_GETREGS");
-	addr = s->cap.regs.rsp;
-	end = addr + STACK_COPY;
-	while (addr < end) {
-		uint64_t next = (addr | 4095) + 1;
-		size_t want = (size_t)((next < end ? next : end) - addr);
-		struct iovec local = { s->bytes + len, want };
-		struct iovec remote = { (void *)(uintptr_t)addr, want };
-
-		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) !=
-		    (ssize_t)want)
-			break;
-		len += want;
-		addr += want;
-	}
-	if (len == 0)
-		harness("process_vm_readv");
-	s->cap.stack = s->bytes;
-	s->cap.len = len;
-	s->cap.stack_addr = s->cap.regs.rsp;
 }
 
 static const char *
@@ -345,9 +208,10 @@ struct stopped {
 };
 
 static void
-stop_and_unwind(struct stopped *t, const char *prog, bool session_at_exec)
+stop_and_unwind_arg(struct stopped *t, const char *prog, const char *arg,
+		    bool session_at_exec)
 {
-	launch(prog, NULL, 0, &t->c);
+	launch(prog, arg, 0, &t->c);
 	/* At the exec stop only the executable, ld.so and the vdso are
 	   mapped: a session made then must find libc when it meets it. */
 	if (session_at_exec)
@@ -366,6 +230,12 @@ stop_and_unwind(struct stopped *t, const char *prog, bool session_at_exec)
 	check(t->n >= 1 && t->pcs[0] == t->snap.cap.regs.rip,
 	      "pcs[0] is not rip");
 	dump(&t->sym, t->pcs, t->n);
+}
+
+static void
+stop_and_unwind(struct stopped *t, const char *prog, bool session_at_exec)
+{
+	stop_and_unwind_arg(t, prog, NULL, session_at_exec);
 }
 
 static void
@@ -737,31 +607,60 @@ now_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-/* Costs, printed only: session setup, first and warm unwinds, and
-   resolving each distinct pc once. */
+/* The cost of one event's unwind by SS, over ROUNDS walks of CAP once
+   warm (the first walk, made before, into *FIRST), in microseconds. */
+static double
+unwind_cost(struct sym_session *ss, const struct sym_capture *cap,
+	    unsigned rounds, uint64_t *pcs, unsigned *n, double *first)
+{
+	double t0 = now_us(), t1;
+
+	*n = sym_unwind(ss, cap, pcs, MAX_PCS);
+	t1 = now_us();
+	*first = t1 - t0;
+	for (unsigned i = 0; i < rounds; i++)
+		*n = sym_unwind(ss, cap, pcs, MAX_PCS);
+	return (now_us() - t1) / rounds;
+}
+
+/* Costs, printed only: session setup; the first and the warm unwind of
+   the program's stack by the cached rules and by libdw alone, each in a
+   session of its own (so that neither warms the other's caches); and
+   resolving each distinct pc once. The two walks must agree. */
 static void
-bench(const char *prog)
+bench(const char *prog, const char *arg)
 {
 	static struct stopped t;
-	uint64_t pcs[MAX_PCS];
-	struct sym_session *ss;
+	uint64_t pcs[MAX_PCS], slow[MAX_PCS];
+	struct sym_session *ss, *ls;
 	struct ht_symbolizer sym;
 	const char *lines[HT_MAX_INLINE];
-	double t0, t1, t2, t3;
-	unsigned n = 0, rounds = 2000;
+	double t0, t1, fast, libdw, fast_first, libdw_first;
+	unsigned n = 0, ns = 0, rounds = 20000;
+	if (getenv("HT_BENCH_ROUNDS"))
+		rounds = (unsigned)atoi(getenv("HT_BENCH_ROUNDS"));
 
-	stop_and_unwind(&t, prog, false);
+	stop_and_unwind_arg(&t, prog, arg, false);
 	t0 = now_us();
 	ss = sym_session_new(t.c.pid);
 	t1 = now_us();
-	n = sym_unwind(ss, &t.snap.cap, pcs, MAX_PCS);
-	t2 = now_us();
-	for (unsigned i = 0; i < rounds; i++)
-		n = sym_unwind(ss, &t.snap.cap, pcs, MAX_PCS);
-	t3 = now_us();
-	printf("session %.0f us, first unwind %.0f us, warm unwind %.2f us "
-	       "(%u frames, %zu stack bytes)\n", t1 - t0, t2 - t1,
-	       (t3 - t2) / rounds, n, t.snap.cap.len);
+	ls = sym_session_new(t.c.pid);
+	if (!ss || !ls)
+		harness("sym_session_new");
+	sym_session_unwind_with_libdw(ls, true);
+	fast = unwind_cost(ss, &t.snap.cap, rounds, pcs, &n, &fast_first);
+	libdw = unwind_cost(ls, &t.snap.cap, rounds / 10, slow, &ns,
+			    &libdw_first);
+	check(n == ns && memcmp(pcs, slow, n * sizeof(*pcs)) == 0,
+	      "the cached rules and libdw walk differently");
+	printf("session %.0f us; %u frames, %zu stack bytes\n", t1 - t0, n,
+	       t.snap.cap.len);
+	printf("unwind per event, warm: cached rules %.3f us (%.1f ns a "
+	       "frame), libdw %.2f us (%.0fx)\n", fast, fast * 1000 / n,
+	       libdw, libdw / fast);
+	printf("unwind per event, first: cached rules %.0f us, libdw %.0f us"
+	       "\n", fast_first, libdw_first);
+	sym_session_free(ls);
 	sym = sym_session_symbolizer(ss);
 	for (unsigned i = 0; i < n; i++) {
 		t0 = now_us();
@@ -809,7 +708,7 @@ main(int argc, char **argv)
 	else if (strcmp(mode, "dlopen") == 0 && argc == 4)
 		test_dlopen(prog, argv[3]);
 	else if (strcmp(mode, "bench") == 0)
-		bench(prog);
+		bench(prog, argc == 4 ? argv[3] : NULL);
 	else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return EXIT_HARNESS;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tests/check.h"
+#include "tests/tracer_arch/near_page.h"
 #include "tracer/arch/arch.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -67,60 +68,6 @@ typedef long (*fn1_fn)(long);
 typedef long (*fn0_fn)(void);
 
 static long pagesz;
-
-/* A fresh read-write page at exactly HINT, or MAP_FAILED. */
-static void *
-page_at(uint64_t hint)
-{
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
-	void *p = mmap((void *)(uintptr_t)hint, (size_t)pagesz,
-		       PROT_READ | PROT_WRITE, flags, -1, 0);
-
-	if (p != MAP_FAILED && p != (void *)(uintptr_t)hint) {
-		munmap(p, (size_t)pagesz);
-		return MAP_FAILED;
-	}
-	return p;
-}
-
-/* A page within 1 GiB below NEAR (below, to stay out of the brk heap). */
-static void *
-page_near(uint64_t near)
-{
-	uint64_t base = near & ~(uint64_t)(pagesz - 1);
-
-	for (uint64_t d = 16u << 20; d <= 1u << 30; d += 16u << 20) {
-		void *p = page_at(base - d);
-
-		if (p != MAP_FAILED)
-			return p;
-	}
-	return MAP_FAILED;
-}
-
-/* A page more than 2 GiB away from NEAR, in either direction. */
-static void *
-page_far(uint64_t near)
-{
-	uint64_t base = near & ~(uint64_t)(pagesz - 1);
-	uint64_t far = 4ull << 30;
-	void *p = mmap(NULL, (size_t)pagesz, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t a = (uint64_t)(uintptr_t)p;
-
-	if (p != MAP_FAILED && (a > base + far || a + far < base))
-		return p;
-	if (p != MAP_FAILED)
-		munmap(p, (size_t)pagesz);
-	for (uint64_t d = far; d <= 64 * far; d += far) {
-		p = page_at(base + d);
-		if (p != MAP_FAILED)
-			return p;
-		if (base > d && (p = page_at(base - d)) != MAP_FAILED)
-			return p;
-	}
-	return MAP_FAILED;
-}
 
 /* Displace FN's first instruction into PAGE and make PAGE executable.
    Returns 0, -1 on a displacement failure (counted), or EXIT_SKIP. */
@@ -220,8 +167,8 @@ main(void)
 	      "ht_fn_cmp");
 	if (failures)
 		return EXIT_HARNESS;
-	near = page_near(code);
-	far = page_far(code);
+	near = page_near(code, pagesz);
+	far = page_far(code, pagesz);
 	if (near == MAP_FAILED || far == MAP_FAILED) {
 		fprintf(stderr, "SKIP: no page at the distances wanted\n");
 		return EXIT_SKIP;

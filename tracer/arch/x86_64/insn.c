@@ -4,7 +4,9 @@
    re-targeted, and a jump back) or record how to emulate it (direct jmp,
    call, jcc). Capstone decodes; every byte patched here is cross-checked
    against the raw encoding, because the decoder's details are not always
-   right (4.0.2 reports a 2-byte displacement for VEX [rip+disp32]). */
+   right (4.0.2 reports a 2-byte displacement for VEX [rip+disp32]).
+   The same classification relocates the prologue a jump patch covers, and
+   finds branches into it; that is why both live in this one file. */
 #include "tracer/arch/arch.h"
 
 #include <errno.h>
@@ -227,9 +229,9 @@ prepare_emulation(const struct ctx *c)
 		return refuse(c, -EILSEQ, "%s: unexpected branch encoding",
 			      d->text);
 	d->rel = rellen == 1 ? (int8_t)p[oplen] : get32(p + oplen);
+	d->target = c->addr + d->len + (uint64_t)(int64_t)d->rel;
 	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM ||
-	    (uint64_t)x->operands[0].imm !=
-		    c->addr + d->len + (uint64_t)(int64_t)d->rel)
+	    (uint64_t)x->operands[0].imm != d->target)
 		return refuse(c, -EILSEQ,
 			      "%s: decoder and encoding disagree on the target",
 			      d->text);
@@ -291,29 +293,35 @@ retarget_rip_relative(const struct ctx *c, uint64_t slot_addr)
 			      (unsigned long long)slot_addr);
 	put32(d->slot + off, (uint32_t)disp);
 	d->rip_relative = true;
+	d->target = target;
 	return 0;
 }
 
-/* The jump from the end of the copy back to ADDR + len: rel32 when in
-   reach, else jmp [rip+0] followed by the absolute target. */
-static void
-append_jump_back(struct arch_displaced *d, uint64_t addr, uint64_t slot_addr)
+/* A jump at P, placed at FROM, to TO: rel32 when in reach, else
+   jmp [rip+0] followed by the absolute target. Returns its length. */
+static size_t
+encode_jump(uint8_t *p, uint64_t from, uint64_t to)
 {
-	uint64_t back = addr + d->len;
-	uint8_t *p = d->slot + d->len;
-	int64_t rel = (int64_t)(back - (slot_addr + d->len + JMP_REL32_LEN));
+	int64_t rel = (int64_t)(to - (from + JMP_REL32_LEN));
 
 	if (fits_rel32(rel)) {
 		p[0] = 0xe9;
 		put32(p + 1, (uint32_t)rel);
-		d->slot_len = d->len + JMP_REL32_LEN;
-	} else {
-		p[0] = 0xff;
-		p[1] = 0x25;
-		put32(p + 2, 0);
-		put64(p + 6, back);
-		d->slot_len = d->len + JMP_ABS_LEN;
+		return JMP_REL32_LEN;
 	}
+	p[0] = 0xff;
+	p[1] = 0x25;
+	put32(p + 2, 0);
+	put64(p + 6, to);
+	return JMP_ABS_LEN;
+}
+
+/* The jump from the end of the copy back to ADDR + len. */
+static void
+append_jump_back(struct arch_displaced *d, uint64_t addr, uint64_t slot_addr)
+{
+	d->slot_len = d->len + encode_jump(d->slot + d->len,
+					   slot_addr + d->len, addr + d->len);
 }
 
 static int
@@ -366,6 +374,15 @@ classify(struct ctx *c, uint64_t slot_addr)
 	return prepare_xol(c, slot_addr);
 }
 
+static int
+open_decoder(struct ctx *c)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK)
+		return refuse(c, -ENOMEM, "cannot start the Capstone decoder");
+	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	return 0;
+}
+
 int
 arch_displace(const uint8_t *code, size_t len, uint64_t addr,
 	      uint64_t slot_addr, struct arch_displaced *out, char *err,
@@ -381,9 +398,9 @@ arch_displace(const uint8_t *code, size_t len, uint64_t addr,
 	memset(out, 0, sizeof(*out));
 	if (len > ARCH_MAX_INSN)
 		len = ARCH_MAX_INSN;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c.cs) != CS_ERR_OK)
-		return refuse(&c, -ENOMEM, "cannot start the Capstone decoder");
-	cs_option(c.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	ret = open_decoder(&c);
+	if (ret)
+		return ret;
 	if (cs_disasm(c.cs, code, len, addr, 1, &insn) != 1) {
 		ret = refuse(&c, -EILSEQ,
 			     "undecodable instruction (first byte %02x) at %#llx",
@@ -455,4 +472,338 @@ arch_xol_orig_pc(const struct arch_displaced *d, uint64_t addr,
 	/* Instructions complete or not at all: the only stops inside a slot
 	   are before the copy and at the jump back. */
 	return pc < slot_addr + d->len ? addr : addr + d->len;
+}
+
+/* Jump patches. Each instruction a patch covers goes through classify()
+   at its own place in the copy, so the refusals and the RIP-relative
+   fix-up are those of the XOL slots; relative branches, which a slot
+   emulates, are re-encoded with a rel32 to the same target instead. */
+
+/* Prefix ERR with where in the prologue its reason arose. */
+static void
+locate_reason(char *err, size_t errlen, size_t off)
+{
+	char buf[256];
+
+	if (!err || !errlen)
+		return;
+	snprintf(buf, sizeof(buf), "%s", err);
+	snprintf(err, errlen, "at +%zu: %s", off, buf);
+}
+
+/* An instruction control never falls through: jmp (direct or indirect),
+   ret, ud2. Far transfers and iret are refused before this is asked. */
+static bool
+ends_flow(const struct ctx *c)
+{
+	switch (c->insn->id) {
+	case X86_INS_JMP: case X86_INS_RET: case X86_INS_UD2:
+	case X86_INS_UD2B:
+		return true;
+	default:
+		return in_group(c, CS_GRP_RET);
+	}
+}
+
+/* Append to R the relocated form of the relative branch C->out, which
+   starts at DEST_ADDR + R->len: its prefixes (bnd, branch hints), then
+   jmp, call or jcc rel32 to the same target. Returns its length or
+   -ERANGE. */
+static int
+emit_branch(const struct ctx *c, struct arch_relocated *r,
+	    uint64_t dest_addr)
+{
+	const struct arch_displaced *d = c->out;
+	uint8_t *p = r->code + r->len;
+	bool lock;
+	size_t n = count_prefixes(c->code, d->len, &lock);
+	int64_t rel;
+
+	memcpy(p, c->code, n);
+	switch (d->op) {
+	case ARCH_EMULATE_JMP:
+		p[n++] = 0xe9;
+		break;
+	case ARCH_EMULATE_CALL:
+		p[n++] = 0xe8;
+		break;
+	default:
+		p[n++] = 0x0f;
+		p[n++] = (uint8_t)(0x80 | d->cond);
+		break;
+	}
+	rel = (int64_t)(d->target - (dest_addr + r->len + n + 4));
+	if (!fits_rel32(rel))
+		return refuse(c, -ERANGE,
+			      "%s: its target %#llx is out of rel32 reach of the copy at %#llx",
+			      d->text, (unsigned long long)d->target,
+			      (unsigned long long)dest_addr);
+	put32(p + n, (uint32_t)rel);
+	return (int)(n + 4);
+}
+
+/* Relocate the decoded instruction C->insn (at C->addr, C->code) to
+   DEST_ADDR + R->len and append it, with its place, to R. */
+static int
+relocate_one(struct ctx *c, struct arch_relocated *r, uint64_t dest_addr)
+{
+	struct arch_displaced *d = c->out;
+	struct arch_reloc_insn *ri = &r->insn[r->ninsn];
+	size_t used = strlen(r->text);
+	int n;
+
+	/* Cannot happen within ARCH_PATCH_MAX (see arch.h); kept so that a
+	   change of the limits fails here, not past CODE. */
+	if (r->ninsn >= ARCH_PATCH_MAX ||
+	    r->len + ARCH_MAX_INSN + 4 + JMP_ABS_LEN > ARCH_RELOC_MAX)
+		return refuse(c, -EINVAL, "bug: relocated prologue too long");
+	memset(d, 0, sizeof(*d));
+	n = classify(c, dest_addr + r->len);
+	if (n)
+		return n;
+	if (d->kind == ARCH_DISPLACED_EMULATE) {
+		n = emit_branch(c, r, dest_addr);
+		if (n < 0)
+			return n;
+	} else {
+		/* The slot's copy, re-targeted for this very place; its
+		   jump back is not taken. */
+		memcpy(r->code + r->len, d->slot, d->len);
+		n = (int)d->len;
+		r->rip_relative |= d->rip_relative;
+	}
+	*ri = (struct arch_reloc_insn){
+		.off = (uint8_t)r->covered,
+		.len = (uint8_t)d->len,
+		.new_off = (uint8_t)r->len,
+		.new_len = (uint8_t)n,
+	};
+	r->ninsn++;
+	r->len += (size_t)n;
+	r->covered += d->len;
+	snprintf(r->text + used, sizeof(r->text) - used, "%s%s",
+		 used ? "; " : "", d->text);
+	return 0;
+}
+
+/* The body of arch_relocate_prologue, with the decoder open. */
+static int
+relocate_prologue(struct ctx *c, cs_insn *insn, const uint8_t *code,
+		  size_t len, uint64_t addr, size_t min_bytes,
+		  uint64_t dest_addr, struct arch_relocated *r)
+{
+	const struct arch_displaced *d = c->out;
+	uint64_t target[ARCH_PATCH_MAX];
+	bool has_target[ARCH_PATCH_MAX];
+	char last[sizeof(d->text)] = "";
+
+	while (r->covered < min_bytes) {
+		size_t off = r->covered;
+		const uint8_t *p = code + off;
+		size_t n = len - off;
+		uint64_t a = addr + off;
+		int ret;
+
+		if (r->ends)
+			return refuse(c, -ENOSPC,
+				      "'%s' ends the function's flow before +%zu: the function is shorter than the %zu-byte patch",
+				      last, off, min_bytes);
+		if (r->call)
+			return refuse(c, -ENOTSUP,
+				      "'%s' is not the last instruction the patch covers: a thread inside its callee would return into the middle of the patch",
+				      last);
+		if (off >= len)
+			return refuse(c, -ENOSPC,
+				      "the function ends at +%zu: it is shorter than the %zu-byte patch",
+				      off, min_bytes);
+		if (n > ARCH_MAX_INSN)
+			n = ARCH_MAX_INSN;
+		if (!cs_disasm_iter(c->cs, &p, &n, &a, insn))
+			return refuse(c, -EILSEQ,
+				      "undecodable instruction (first byte %02x) at +%zu%s",
+				      code[off], off,
+				      len - off < ARCH_MAX_INSN ?
+					      ", or truncated by the function's end" :
+					      "");
+		c->insn = insn;
+		c->code = code + off;
+		c->addr = addr + off;
+		ret = relocate_one(c, r, dest_addr);
+		if (ret) {
+			locate_reason(c->err, c->errlen, off);
+			return ret;
+		}
+		target[r->ninsn - 1] = d->target;
+		has_target[r->ninsn - 1] =
+			d->kind == ARCH_DISPLACED_EMULATE || d->rip_relative;
+		r->ends = ends_flow(c);
+		r->call = d->kind == ARCH_DISPLACED_EMULATE &&
+			  d->op == ARCH_EMULATE_CALL;
+		memcpy(last, d->text, sizeof(last));
+	}
+	memcpy(r->orig, code, r->covered);
+	/* Only now is the range known; ADDR itself is a fine target. */
+	for (size_t i = 0; i < r->ninsn; i++)
+		if (has_target[i] && target[i] > addr &&
+		    target[i] < addr + r->covered)
+			return refuse(c, -ENOTSUP,
+				      "at +%u: its target +%llu lies inside the %zu bytes the patch replaces",
+				      r->insn[i].off,
+				      (unsigned long long)(target[i] - addr),
+				      r->covered);
+	r->back_off = r->len;
+	if (!r->ends)
+		r->len += encode_jump(r->code + r->len, dest_addr + r->len,
+				      addr + r->covered);
+	return 0;
+}
+
+int
+arch_relocate_prologue(const uint8_t *code, size_t len, uint64_t addr,
+		       size_t min_bytes, uint64_t dest_addr,
+		       struct arch_relocated *out, char *err, size_t errlen)
+{
+	struct arch_displaced d;
+	struct ctx c = { .out = &d, .err = err, .errlen = errlen };
+	cs_insn *insn;
+	int ret;
+
+	if (!code || !out || len == 0 || min_bytes == 0 ||
+	    min_bytes > ARCH_PATCH_MAX)
+		return refuse(&c, -EINVAL,
+			      "no code, or a patch of %zu bytes (1 to %d)",
+			      min_bytes, ARCH_PATCH_MAX);
+	memset(out, 0, sizeof(*out));
+	ret = open_decoder(&c);
+	if (ret)
+		return ret;
+	insn = cs_malloc(c.cs);
+	if (!insn) {
+		ret = refuse(&c, -ENOMEM,
+			     "cannot allocate a decoded instruction");
+	} else {
+		ret = relocate_prologue(&c, insn, code, len, addr, min_bytes,
+					dest_addr, out);
+		cs_free(insn, 1);
+	}
+	cs_close(&c.cs);
+	return ret;
+}
+
+/* Where INSN transfers control or points to, when it is a direct branch
+   or has a RIP-relative operand. */
+static bool
+insn_target(csh cs, const cs_insn *insn, uint64_t *target)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	const cs_x86_op *op = ip_relative_operand(x);
+
+	if (op) {
+		*target = insn->address + insn->size + (uint64_t)op->mem.disp;
+		if (op->mem.base == X86_REG_EIP)
+			*target = (uint32_t)*target;
+		return true;
+	}
+	if ((cs_insn_group(cs, insn, CS_GRP_JUMP) ||
+	     cs_insn_group(cs, insn, CS_GRP_CALL) ||
+	     cs_insn_group(cs, insn, CS_GRP_BRANCH_RELATIVE) ||
+	     insn->id == X86_INS_XBEGIN) &&
+	    x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+		*target = (uint64_t)x->operands[0].imm;
+		return true;
+	}
+	return false;
+}
+
+int
+arch_patch_range_is_safe(const uint8_t *func, size_t func_len,
+			 uint64_t addr, size_t covered, char *err,
+			 size_t errlen)
+{
+	struct ctx c = { .err = err, .errlen = errlen };
+	const uint8_t *p = func;
+	size_t n = func_len;
+	uint64_t a = addr, t;
+	cs_insn *insn;
+	int ret = 0;
+
+	if (!func || covered == 0 || covered > func_len)
+		return refuse(&c, -EINVAL,
+			      "a patch of %zu bytes over a function of %zu",
+			      covered, func_len);
+	ret = open_decoder(&c);
+	if (ret)
+		return ret;
+	insn = cs_malloc(c.cs);
+	if (!insn)
+		ret = refuse(&c, -ENOMEM,
+			     "cannot allocate a decoded instruction");
+	while (insn && n > 0) {
+		size_t off = (size_t)(p - func);
+
+		if (!cs_disasm_iter(c.cs, &p, &n, &a, insn)) {
+			ret = refuse(&c, -EILSEQ,
+				     "undecodable byte %02x at +%zu: the rest of the function cannot be checked",
+				     func[off], off);
+			break;
+		}
+		if (insn_target(c.cs, insn, &t) && t > addr &&
+		    t < addr + covered) {
+			ret = refuse(&c, -ENOTSUP,
+				     "'%s%s%s' at +%zu targets +%llu, inside the %zu bytes the patch replaces",
+				     insn->mnemonic, insn->op_str[0] ? " " : "",
+				     insn->op_str, off,
+				     (unsigned long long)(t - addr), covered);
+			break;
+		}
+	}
+	if (insn)
+		cs_free(insn, 1);
+	cs_close(&c.cs);
+	return ret;
+}
+
+int
+arch_encode_patch_jump(uint64_t from, uint64_t to, uint8_t *out)
+{
+	int64_t rel = (int64_t)(to - (from + JMP_REL32_LEN));
+
+	if (!fits_rel32(rel))
+		return -ERANGE;
+	encode_jump(out, from, to);
+	return 0;
+}
+
+int
+arch_relocated_pc_to_copy(const struct arch_relocated *r, uint64_t addr,
+			  uint64_t dest_addr, uint64_t pc, uint64_t *out)
+{
+	*out = pc;
+	if (pc < addr || pc >= addr + r->covered)
+		return 0;
+	for (size_t i = 0; i < r->ninsn; i++)
+		if (pc == addr + r->insn[i].off) {
+			*out = dest_addr + r->insn[i].new_off;
+			return 1;
+		}
+	return -EINVAL;
+}
+
+int
+arch_relocated_pc_to_orig(const struct arch_relocated *r, uint64_t addr,
+			  uint64_t dest_addr, uint64_t pc, uint64_t *out)
+{
+	*out = pc;
+	if (pc < dest_addr || pc >= dest_addr + r->len)
+		return 0;
+	if (!r->ends && pc == dest_addr + r->back_off) {
+		*out = addr + r->covered;
+		return 1;
+	}
+	for (size_t i = 0; i < r->ninsn; i++)
+		if (pc == dest_addr + r->insn[i].new_off) {
+			*out = addr + r->insn[i].off;
+			return 1;
+		}
+	return -EINVAL;
 }

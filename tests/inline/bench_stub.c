@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Cost of a call through the stub, against a direct call of the same
+   function: no stack copy, then a 4 KiB one, in a ring of the default
+   8 MiB. Batches of calls are timed; the drain between them is timed
+   apart (in heaptrace it runs on the tracer's CPU). Prints the median and
+   best batch; fails only when records go missing. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stubenv.h"
+#include "tests/check.h"
+
+enum { BATCH = 1000, BATCHES = 301 };
+
+static uint64_t calls;
+
+__attribute__((noinline)) static uint64_t
+fake_malloc(uint64_t size)
+{
+	calls++;
+	return 0x7e0000000000ULL + size;
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct timing {
+	double median, best; /* ns per call */
+	double drain;        /* ns per record, mean */
+};
+
+static struct timing
+run(uint64_t (*fn)(uint64_t), bool ring)
+{
+	static double t[BATCHES];
+	double dsum = 0;
+	for (int b = 0; b < BATCHES; b++) {
+		double t0 = now();
+		for (uint64_t i = 0; i < BATCH; i++)
+			fn(i);
+		t[b] = (now() - t0) / BATCH;
+		if (ring) {
+			t0 = now();
+			env_collect_reset();
+			long n = env_drain(0);
+			CHECK(n == BATCH, "%ld records of %d", n, BATCH);
+			dsum += (now() - t0) / BATCH;
+		}
+	}
+	qsort(t, BATCHES, sizeof(t[0]), cmp_double);
+	return (struct timing){ .median = t[BATCHES / 2], .best = t[0],
+				.drain = dsum / BATCHES };
+}
+
+static struct timing
+through_stub(uint32_t stack_copy)
+{
+	int err = env_init(8 << 20, stack_copy, BATCH);
+	if (err) {
+		fprintf(stderr, "env_init: %s\n", strerror(-err));
+		exit(EXIT_HARNESS);
+	}
+	env_thread_init();
+	env_fn(0, HT_FN_MALLOC, fake_malloc, 0, 0);
+	struct timing tm = run((uint64_t (*)(uint64_t))env.tramp[0], true);
+	env_fini();
+	return tm;
+}
+
+int
+main(void)
+{
+	uint64_t (*volatile direct)(uint64_t) = fake_malloc;
+	struct timing d = run(direct, false);
+	struct timing s0 = through_stub(0);
+	struct timing s4 = through_stub(4096);
+	printf("ns per call (median, best)    call        drain/record\n");
+	printf("direct                        %5.1f %5.1f\n", d.median, d.best);
+	printf("stub, no stack copy           %5.1f %5.1f %10.1f\n", s0.median,
+	       s0.best, s0.drain);
+	printf("stub, 4 KiB stack copy        %5.1f %5.1f %10.1f\n", s4.median,
+	       s4.best, s4.drain);
+	return failures ? 1 : 0;
+}

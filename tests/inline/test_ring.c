@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The tracer's side of the inline ring without the stub: creation and the
+   double mapping, the thread table, records written here with ring.h's
+   producer helpers and drained in order (uncommitted records, callbacks
+   that stop, corrupt records, wrap-around), record-to-event conversion,
+   and trampoline encoding. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "tests/check.h"
+#include "tracer/inline/consumer.h"
+#include "tracer/inline/tramp.h"
+
+static struct tracer_ring *
+ring(uint64_t size, uint32_t cap, uint32_t stack_copy)
+{
+	struct tracer_ring *r;
+	int err = tracer_ring_new(size, cap, stack_copy, &r);
+	if (err) {
+		fprintf(stderr, "tracer_ring_new: %s\n", strerror(-err));
+		exit(EXIT_HARNESS);
+	}
+	return r;
+}
+
+/* Reserve and fill one record as the stub would; commit it unless told
+   not to. Returns it. */
+static struct ring_record *
+produce(struct ring_header *h, uint16_t kind, uint64_t a0, uint32_t slen,
+	bool commit)
+{
+	uint32_t len = RING_REC_SIZE(slen);
+	uint64_t pos = ring_reserve(h, len);
+	struct ring_record *r = ring_record_at(h, pos);
+	r->kind = kind;
+	r->fn = kind == RING_REC_FREE ? HT_FN_FREE : HT_FN_MALLOC;
+	r->tid = 42;
+	r->stack_len = slen;
+	r->args[0] = a0;
+	r->result = a0 + 1;
+	r->regs[RING_REG_RSP] = 0x7ff000;
+	for (uint32_t i = 0; i < slen; i++)
+		r->stack[i] = (uint8_t)(a0 + i);
+	if (commit)
+		ring_commit(r, len);
+	return r;
+}
+
+struct seen {
+	uint64_t a0[64];
+	unsigned n;
+	unsigned stop_at; /* return 7 at this count, if nonzero */
+	unsigned bad_stack;
+};
+
+static int
+see(void *arg, const struct tracer_ring_item *it)
+{
+	struct seen *s = arg;
+	if (s->stop_at && s->n == s->stop_at)
+		return 7;
+	const struct ring_record *r = it->rec;
+	for (uint32_t i = 0; i < r->stack_len; i++)
+		s->bad_stack += r->stack[i] != (uint8_t)(r->args[0] + i);
+	s->bad_stack += it->cap.len != r->stack_len ||
+			it->cap.stack != r->stack ||
+			it->cap.stack_addr != 0x7ff000 ||
+			it->cap.regs.rsp != 0x7ff000;
+	if (s->n < 64)
+		s->a0[s->n] = r->args[0];
+	s->n++;
+	return 0;
+}
+
+static void
+test_new(void)
+{
+	struct tracer_ring *r;
+	CHECK(tracer_ring_new(3 << 12, 8, 0, &r) == -EINVAL, "size not 2^n");
+	CHECK(tracer_ring_new(1024, 8, 0, &r) == -EINVAL, "size below a page");
+	CHECK(tracer_ring_new(1 << 16, 4, 0, &r) == -EINVAL, "4 threads");
+	CHECK(tracer_ring_new(1 << 16, 24, 0, &r) == -EINVAL, "24 threads");
+	CHECK(tracer_ring_new(1 << 16, 8, (1 << 14) + 1, &r) == -EINVAL,
+	      "stack copy above size / 4");
+
+	r = ring(1 << 16, 128, 512);
+	struct ring_header *h = tracer_ring_header(r);
+	struct tracer_ring_layout l;
+	tracer_ring_layout(r, &l);
+	CHECK(h->magic == RING_MAGIC && h->version == RING_VERSION, "magic");
+	CHECK(h->size == 1 << 16 && h->stack_copy == 512 &&
+		      h->thread_cap == 128 && h->thread_shift == 57,
+	      "header fields");
+	CHECK(l.data_off == h->data_off && l.data_off % 4096 == 0 &&
+		      l.data_off >= RING_HDR_FIXED + 128 * 64,
+	      "data offset %llu", (unsigned long long)l.data_off);
+	CHECK(l.file_len == l.data_off + l.size &&
+		      l.map_len == l.file_len + l.size,
+	      "layout");
+	CHECK(tracer_ring_fd(r) >= 0, "memfd");
+
+	/* The second mapping continues the first. */
+	uint8_t *end = (uint8_t *)ring_record_at(h, h->size - 8);
+	memcpy(end, "0123456789abcdef", 16);
+	CHECK(!memcmp(ring_record_at(h, 0), "89abcdef", 8),
+	      "bytes past the end land at the start");
+	memset(end, 0, 16);
+	tracer_ring_free(r);
+	tracer_ring_free(NULL);
+}
+
+static unsigned
+live_entries(struct ring_header *h)
+{
+	unsigned n = 0;
+	for (uint32_t i = 0; i < h->thread_cap; i++)
+		n += ring_threads(h)[i].tcb != 0;
+	return n;
+}
+
+static void
+test_threads(void)
+{
+	struct tracer_ring *r = ring(1 << 16, 8, 0);
+	struct ring_header *h = tracer_ring_header(r);
+	CHECK(tracer_ring_thread_set(r, 0, 1, 0, 0) == -EINVAL, "tcb 0");
+	CHECK(tracer_ring_thread_set(r, RING_TCB_DEAD, 1, 0, 0) == -EINVAL,
+	      "tombstone key");
+	for (uint64_t i = 0; i < 8; i++)
+		CHECK(tracer_ring_thread_set(r, 0x7f0000001000 + i * 0x1000,
+					     (uint32_t)(100 + i), i,
+					     i + 1) == 0,
+		      "insert %llu", (unsigned long long)i);
+	CHECK(tracer_ring_thread_set(r, 0x1000, 1, 0, 0) == -ENOSPC, "full");
+	for (uint64_t i = 0; i < 8; i++) {
+		struct ring_thread *t =
+			ring_thread_lookup(h, 0x7f0000001000 + i * 0x1000);
+		CHECK(t && t->tid == 100 + i && t->stack_lo == i &&
+			      t->stack_hi == i + 1,
+		      "lookup %llu", (unsigned long long)i);
+	}
+	CHECK(!ring_thread_lookup(h, 0x1000), "absent key, full table");
+
+	/* An update of the same thread keeps its own state; a new thread on
+	   a dead one's TCB does not inherit it. */
+	struct ring_thread *t = ring_thread_lookup(h, 0x7f0000001000);
+	t->internal = 5;
+	t->outer_rsp = 0x1234;
+	tracer_ring_thread_set(r, 0x7f0000001000, 100, 10, 20);
+	CHECK(t->internal == 5 && t->outer_rsp == 0x1234 && t->stack_hi == 20,
+	      "same thread updated in place");
+	struct tracer_ring_stats st;
+	tracer_ring_stats(r, &st);
+	CHECK(st.internal == 5, "live internal calls counted");
+	tracer_ring_thread_set(r, 0x7f0000001000, 999, 10, 20);
+	CHECK(t->internal == 0 && t->outer_rsp == 0 && t->tid == 999,
+	      "new thread, fresh state");
+	tracer_ring_stats(r, &st);
+	CHECK(st.internal == 5, "the old thread's count is kept");
+
+	tracer_ring_thread_remove(r, 0x7f0000003000);
+	CHECK(!ring_thread_lookup(h, 0x7f0000003000), "removed");
+	CHECK(tracer_ring_thread_set(r, 0x1000, 7, 0, 0) == 0,
+	      "the tombstone is reused");
+	CHECK(ring_thread_lookup(h, 0x1000)->tid == 7, "found");
+	tracer_ring_thread_remove(r, 0x5555);
+	tracer_ring_free(r);
+
+	/* Removing everything leaves an empty table when chains end in
+	   empty slots. */
+	r = ring(1 << 16, 64, 0);
+	h = tracer_ring_header(r);
+	for (uint64_t i = 0; i < 20; i++)
+		tracer_ring_thread_set(r, 0x7f0000001000 + i * 0x1000, 1, 0, 0);
+	for (uint64_t i = 0; i < 20; i++)
+		CHECK(ring_thread_lookup(h, 0x7f0000001000 + i * 0x1000),
+		      "lookup %llu among 20", (unsigned long long)i);
+	for (uint64_t i = 0; i < 20; i++)
+		tracer_ring_thread_remove(r, 0x7f0000001000 + i * 0x1000);
+	CHECK(live_entries(h) == 0, "%u entries left", live_entries(h));
+	tracer_ring_free(r);
+}
+
+static void
+test_drain(void)
+{
+	struct tracer_ring *r = ring(4096, 8, 1024);
+	struct ring_header *h = tracer_ring_header(r);
+	struct seen s = { 0 };
+
+	produce(h, RING_REC_ALLOC, 1, 16, true);
+	struct ring_record *late = produce(h, RING_REC_ALLOC, 2, 0, false);
+	produce(h, RING_REC_FREE, 3, 5, true);
+	CHECK(tracer_ring_drain(r, 0, see, &s) == 1 && s.a0[0] == 1,
+	      "stops at the uncommitted record");
+	CHECK(h->tail == RING_REC_SIZE(16), "tail after one record");
+	CHECK(tracer_ring_drain(r, 2000000, see, &s) == 0, "timed out");
+	struct tracer_ring_stats st;
+	tracer_ring_stats(r, &st);
+	CHECK(st.waits == 2 && st.sleeps > 0, "waits %llu sleeps %llu",
+	      (unsigned long long)st.waits, (unsigned long long)st.sleeps);
+	ring_commit(late, RING_REC_SIZE(0));
+	CHECK(tracer_ring_drain(r, 0, see, &s) == 2 && s.a0[1] == 2 &&
+		      s.a0[2] == 3,
+	      "then the rest, in order");
+	CHECK(tracer_ring_pending(r) == 0, "empty");
+
+	/* A callback that says stop: the record stays. */
+	produce(h, RING_REC_ALLOC, 4, 0, true);
+	produce(h, RING_REC_ALLOC, 5, 0, true);
+	s.stop_at = s.n + 1;
+	CHECK(tracer_ring_drain(r, 0, see, &s) == 7 && s.a0[3] == 4,
+	      "the callback's value after one record");
+	s.stop_at = 0;
+	CHECK(tracer_ring_drain(r, 0, see, &s) == 1 && s.a0[4] == 5,
+	      "resumed at the record it refused");
+
+	/* Round the ring many times with records of odd sizes: each
+	   arrives whole, and consumed bytes are zero. */
+	unsigned before = s.n;
+	for (uint64_t i = 0; i < 40; i++) {
+		produce(h, RING_REC_ALLOC, 100 + i, (uint32_t)(i * 37 % 1000),
+			true);
+		produce(h, RING_REC_FREE, 200 + i, (uint32_t)(i * 91 % 900),
+			true);
+		tracer_ring_drain(r, 0, see, &s);
+	}
+	CHECK(s.n == before + 80 && !s.bad_stack, "%u records, %u bad bytes",
+	      s.n - before, s.bad_stack);
+	const uint8_t *data = (const uint8_t *)ring_record_at(h, 0);
+	unsigned nonzero = 0;
+	for (unsigned i = 0; i < 4096; i++)
+		nonzero += data[i] != 0;
+	CHECK(!nonzero, "%u bytes left nonzero", nonzero);
+
+	/* A record the stub cannot have written. */
+	struct ring_record *bad = produce(h, RING_REC_ALLOC, 9, 8, false);
+	ring_commit(bad, RING_REC_SIZE(16));
+	CHECK(tracer_ring_drain(r, 0, see, &s) == -HT_E_FORMAT,
+	      "corrupt record refused");
+	tracer_ring_free(r);
+}
+
+static void
+test_events(void)
+{
+	static const struct {
+		uint16_t kind, fn;
+		uint64_t a[3], result;
+		bool has;
+		enum ht_event_kind ev_kind;
+		uint64_t addr, old, size, align;
+	} cases[] = {
+		{ RING_REC_ALLOC, HT_FN_MALLOC, { 10 }, 0x100, true,
+		  HT_EV_ALLOC, 0x100, 0, 10, 0 },
+		{ RING_REC_ALLOC, HT_FN_MALLOC, { 10 }, 0, false,
+		  HT_EV_ALLOC, 0, 0, 10, 0 },
+		{ RING_REC_ALLOC, HT_FN_CALLOC, { 3, 7 }, 0x100, true,
+		  HT_EV_ALLOC, 0x100, 0, 21, 0 },
+		{ RING_REC_ALLOC, HT_FN_CALLOC, { 1ULL << 40, 1ULL << 40 },
+		  0x100, false, HT_EV_ALLOC, 0x100, 0, 0, 0 },
+		{ RING_REC_ALLOC, HT_FN_MEMALIGN, { 64, 100 }, 0x140, true,
+		  HT_EV_ALLOC, 0x140, 0, 100, 64 },
+		{ RING_REC_ALLOC, HT_FN_ALIGNED_ALLOC, { 32, 96 }, 0x160, true,
+		  HT_EV_ALLOC, 0x160, 0, 96, 32 },
+		{ RING_REC_ALLOC, HT_FN_POSIX_MEMALIGN, { 0x7ff0, 16, 50 },
+		  0x180, true, HT_EV_ALLOC, 0x180, 0, 50, 16 },
+		{ RING_REC_ALLOC, HT_FN_POSIX_MEMALIGN, { 0x7ff0, 16, 50 }, 0,
+		  false, HT_EV_ALLOC, 0, 0, 50, 16 },
+		{ RING_REC_ALLOC, HT_FN_VALLOC, { 5 }, 0x1000, true,
+		  HT_EV_ALLOC, 0x1000, 0, 5, 4096 },
+		{ RING_REC_ALLOC, HT_FN_NEW, { 24 }, 0x200, true, HT_EV_ALLOC,
+		  0x200, 0, 24, 0 },
+		{ RING_REC_FREE, HT_FN_FREE, { 0x200 }, 0, true, HT_EV_FREE,
+		  0x200, 0, 0, 0 },
+		{ RING_REC_FREE, HT_FN_DELETE, { 0 }, 0, false, HT_EV_FREE, 0,
+		  0, 0, 0 },
+		{ RING_REC_REALLOC_BEGIN, HT_FN_REALLOC, { 0x300, 8 }, 0, true,
+		  HT_EV_REALLOC_BEGIN, 0, 0x300, 0, 0 },
+		{ RING_REC_REALLOC_BEGIN, HT_FN_REALLOC, { 0, 8 }, 0, false,
+		  HT_EV_REALLOC_BEGIN, 0, 0, 0, 0 },
+		{ RING_REC_REALLOC, HT_FN_REALLOC, { 0x300, 8 }, 0x400, true,
+		  HT_EV_REALLOC, 0x400, 0x300, 8, 0 },
+		{ RING_REC_REALLOC, HT_FN_REALLOC, { 0x300, 0 }, 0, true,
+		  HT_EV_REALLOC, 0, 0x300, 0, 0 },
+		{ RING_REC_REALLOC, HT_FN_REALLOC, { 0x300, 8 }, 0, true,
+		  HT_EV_REALLOC, 0, 0x300, 8, 0 },
+		{ RING_REC_REALLOC, HT_FN_REALLOC, { 0, 8 }, 0, false,
+		  HT_EV_REALLOC, 0, 0, 8, 0 },
+		{ RING_REC_REALLOC, HT_FN_REALLOC, { 0, 8 }, 0x500, true,
+		  HT_EV_REALLOC, 0x500, 0, 8, 0 },
+		{ RING_REC_REALLOC, HT_FN_REALLOCARRAY, { 0x300, 4, 6 }, 0x600,
+		  true, HT_EV_REALLOC, 0x600, 0x300, 24, 0 },
+		{ RING_REC_REALLOC, HT_FN_REALLOCARRAY,
+		  { 0x300, 1ULL << 40, 1ULL << 40 }, 0, true, HT_EV_REALLOC,
+		  0, 0x300, UINT64_MAX, 0 },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ring_record rec = {
+			.kind = cases[i].kind,
+			.fn = cases[i].fn,
+			.tid = 77,
+			.args = { cases[i].a[0], cases[i].a[1], cases[i].a[2] },
+			.result = cases[i].result,
+		};
+		struct ht_event ev;
+		bool has = tracer_ring_record_event(&rec, &ev);
+		CHECK(has == cases[i].has, "case %u: has %d", i, has);
+		if (!has)
+			continue;
+		CHECK(ev.kind == cases[i].ev_kind && ev.addr == cases[i].addr &&
+			      ev.old_addr == cases[i].old &&
+			      ev.size == cases[i].size &&
+			      ev.align == cases[i].align && ev.tid == 77 &&
+			      ev.fn == cases[i].fn && !ev.npcs && !ev.pcs,
+		      "case %u: kind %d addr %#llx old %#llx size %llu align "
+		      "%llu",
+		      i, ev.kind, (unsigned long long)ev.addr,
+		      (unsigned long long)ev.old_addr,
+		      (unsigned long long)ev.size,
+		      (unsigned long long)ev.align);
+	}
+}
+
+static void
+test_fns(void)
+{
+	struct tracer_ring *r = ring(1 << 16, 8, 0);
+	struct ring_header *h = tracer_ring_header(r);
+	CHECK(tracer_ring_fn_set(r, RING_MAX_FNS, HT_FN_MALLOC, 1, 2, 0, 0) ==
+		      -EINVAL,
+	      "index out of range");
+	CHECK(tracer_ring_fn_set(r, 0, HT_FN_COUNT, 1, 2, 0, 0) == -EINVAL,
+	      "bad fn");
+	CHECK(tracer_ring_fn_set(r, 3, HT_FN_POSIX_MEMALIGN, 0x10, 0x20, 0x30,
+				 0x40) == 0 &&
+		      h->fns[3].entry == 0x10 && h->fns[3].orig == 0x20 &&
+		      h->fns[3].obj_lo == 0x30 && h->fns[3].obj_hi == 0x40 &&
+		      h->fns[3].fn == HT_FN_POSIX_MEMALIGN &&
+		      h->fns[3].cls == RING_CLASS_POSIX_MEMALIGN,
+	      "descriptor");
+	CHECK(tracer_ring_fn_class(HT_FN_DELETE_ARRAY) == RING_CLASS_FREE &&
+		      tracer_ring_fn_class(HT_FN_REALLOCARRAY) ==
+			      RING_CLASS_REALLOC &&
+		      tracer_ring_fn_class(HT_FN_NEW_ALIGNED) ==
+			      RING_CLASS_ALLOC,
+	      "classes");
+	tracer_ring_free(r);
+}
+
+static void
+test_tramp(void)
+{
+	uint8_t b[TRACER_TRAMP_MAX];
+	static const uint8_t near[] = { 0x41, 0xbb, 7, 0, 0, 0,
+					0xe9, 0xf5, 0x0f, 0, 0 };
+	CHECK(tracer_tramp_encode(b, 0x10000, 0x11000, 7) == 11 &&
+		      !memcmp(b, near, 11),
+	      "mov r11d, 7; jmp rel32");
+	static const uint8_t back[] = { 0xe9, 0xf5, 0xef, 0xff, 0xff };
+	CHECK(tracer_tramp_encode(b, 0x11000, 0x10000, 7) == 11 &&
+		      !memcmp(b + 6, back, 5),
+	      "backward jump");
+	static const uint8_t far[] = { 0x41, 0xbb, 1, 0, 0, 0, 0xff, 0x25,
+				       0, 0, 0, 0, 0x00, 0x10, 0, 0,
+				       0, 0x7f, 0, 0 };
+	CHECK(tracer_tramp_encode(b, 0x10000, 0x7f0000001000, 1) == 20 &&
+		      !memcmp(b, far, 20),
+	      "jmp [rip] when out of reach");
+}
+
+int
+main(void)
+{
+	test_new();
+	test_threads();
+	test_drain();
+	test_events();
+	test_fns();
+	test_tramp();
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The inline event path, tracer side (docs/inline-backend.md): a ring
+   shared with the target, the stub blob and one trampoline per patched
+   allocator written into the target's scratch pages, each allocator's
+   entry overwritten by a jmp to its trampoline, and the ring drained into
+   the same events the breakpoint path reports. Functions that cannot be
+   patched safely keep an int3 probe; the two paths mix freely because both
+   are drained or handled in ring/stop order (every stop of a process first
+   drains its ring). */
+#include "tracer_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/xalloc.h"
+#include "tracer/inline/consumer.h"
+#include "tracer/inline/stub_blob.h"
+#include "tracer/inline/tramp.h"
+
+#define THREAD_CAP 1024
+#define STACK_COPY 16384
+#define RECORD_WAIT_NS 2000000ULL /* a thread mid-record finishes quickly */
+
+struct inline_patch {
+	uint64_t addr;
+	size_t covered;
+	uint8_t orig[ARCH_RELOC_MAX_COVERED];
+	uint64_t orig_code; /* relocated prologue in the target */
+	uint64_t tramp;
+	enum ht_alloc_fn fn;
+	uint64_t obj_lo, obj_hi;
+};
+
+struct inline_proc {
+	struct tracer_ring *ring;
+	uint64_t ring_addr;   /* where the header is mapped in the target */
+	uint64_t blob;        /* the stub blob in the target */
+	struct inline_patch patches[RING_MAX_FNS];
+	unsigned n_patches;
+	bool broken;          /* the ring was corrupted: events are lost */
+};
+
+/* ---- Mapping the ring into the target ---- */
+
+static int
+inject(struct tproc *p, pid_t tid, long nr, uint64_t a0, uint64_t a1,
+       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t *ret)
+{
+	uint64_t args[6] = { a0, a1, a2, a3, a4, a5 };
+	int err = inject_syscall(p, tid, nr, args, ret);
+	if (err)
+		return err;
+	if ((int64_t)*ret < 0 && (int64_t)*ret > -4096)
+		return (int)(int64_t)*ret;
+	return 0;
+}
+
+/* The target opens our memfd through /proc/<heaptrace>/fd/<n>: a path we
+   write into one of its scratch pages. */
+static int
+map_ring_at(struct tproc *p, pid_t tid, struct inline_proc *ip, uint64_t at)
+{
+	char path[64];
+	int n = snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(),
+			 tracer_ring_fd(ip->ring));
+	uint64_t path_addr;
+	int err = scratch_alloc(p, tid, p->syscall_insn, (size_t)n + 1,
+				&path_addr);
+	if (!err)
+		err = mem_write_code(p, tid, path_addr, path, (size_t)n + 1);
+	if (err)
+		return err;
+	struct tracer_ring_layout l;
+	tracer_ring_layout(ip->ring, &l);
+	uint64_t fd, base, r;
+	err = inject(p, tid, SYS_openat, (uint64_t)AT_FDCWD, path_addr,
+		     O_RDWR | O_CLOEXEC, 0, 0, 0, &fd);
+	if (err)
+		return err;
+	err = inject(p, tid, SYS_mmap, at, l.map_len, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0),
+		     (uint64_t)-1, 0, &base);
+	if (!err)
+		err = inject(p, tid, SYS_mmap, base, l.file_len,
+			     PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, 0, &r);
+	if (!err)
+		err = inject(p, tid, SYS_mmap, base + l.file_len, l.size,
+			     PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd,
+			     l.data_off, &r);
+	uint64_t ignored;
+	inject(p, tid, SYS_close, fd, 0, 0, 0, 0, 0, &ignored);
+	if (err)
+		return err;
+	ip->ring_addr = base;
+	return 0;
+}
+
+static int
+write_blob(struct tproc *p, pid_t tid, struct inline_proc *ip, uint64_t near)
+{
+	int err = scratch_alloc(p, tid, near, STUB_BLOB_LEN, &ip->blob);
+	if (err)
+		return err;
+	uint8_t blob[STUB_BLOB_LEN];
+	memcpy(blob, stub_blob, sizeof(blob));
+	memcpy(blob + STUB_BLOB_RING, &ip->ring_addr, sizeof(ip->ring_addr));
+	return mem_write_code(p, tid, ip->blob, blob, sizeof(blob));
+}
+
+int
+inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near)
+{
+	if (p->inl)
+		return 0;
+	struct inline_proc *ip = ht_xcalloc(1, sizeof(*ip));
+	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, STACK_COPY,
+				  &ip->ring);
+	if (!err)
+		err = map_ring_at(p, tid, ip, 0);
+	if (!err)
+		err = write_blob(p, tid, ip, near);
+	if (err) {
+		tracer_ring_free(ip->ring);
+		free(ip);
+		return err;
+	}
+	p->inl = ip;
+	return 0;
+}
+
+/* ---- Patching ---- */
+
+int
+inline_patch(struct tracer *t, struct tproc *p, pid_t tid, uint64_t addr,
+	     size_t func_len, enum ht_alloc_fn fn, uint64_t lo, uint64_t hi)
+{
+	(void)t;
+	struct inline_proc *ip = p->inl;
+	if (!ip || ip->n_patches >= RING_MAX_FNS)
+		return -ENOSPC;
+	for (unsigned i = 0; i < ip->n_patches; i++)
+		if (ip->patches[i].addr == addr)
+			return 0; /* an alias of a function already patched */
+	if (p->n_threads != 1)
+		return -EBUSY; /* patching needs every thread stopped */
+	uint8_t code[4096];
+	size_t want = func_len && func_len < sizeof(code) ? func_len
+							   : sizeof(code);
+	ssize_t n = mem_read(p->pid, addr, code, want);
+	if (n < 16)
+		return n < 0 ? (int)n : -EFAULT;
+
+	uint64_t area;
+	int err = scratch_alloc(p, tid, addr, TRACER_TRAMP_MAX + ARCH_RELOC_MAX,
+				&area);
+	if (err)
+		return err;
+	struct inline_patch *pa = &ip->patches[ip->n_patches];
+	pa->tramp = area;
+	pa->orig_code = area + TRACER_TRAMP_MAX;
+	char why[160];
+	struct arch_relocated rel;
+	err = arch_relocate_prologue(code, (size_t)n, addr, 5, pa->orig_code,
+				     &rel, why, sizeof(why));
+	if (!err && func_len)
+		err = arch_patch_range_is_safe(code, (size_t)n, addr,
+					       rel.covered, why, sizeof(why));
+	if (err) {
+		ht_debug("%s at 0x%llx keeps its int3: %s", ht_alloc_fn_name(fn),
+			 (unsigned long long)addr, why);
+		return err;
+	}
+	unsigned idx = ip->n_patches;
+	err = tracer_ring_fn_set(ip->ring, idx, fn, addr, pa->orig_code, lo, hi);
+	if (err)
+		return err;
+	uint8_t tramp[TRACER_TRAMP_MAX];
+	size_t tlen = tracer_tramp_encode(tramp, area, ip->blob + STUB_BLOB_ENTRY,
+					  idx);
+	err = mem_write_code(p, tid, pa->orig_code, rel.code, rel.len);
+	if (!err)
+		err = mem_write_code(p, tid, area, tramp, tlen);
+	if (err)
+		return err;
+
+	/* The jump over the entry, int3 in the rest of the covered bytes:
+	   nothing may run them, and a bug would trap rather than run junk. */
+	uint8_t patch[ARCH_RELOC_MAX_COVERED];
+	memset(patch, 0xcc, rel.covered);
+	int64_t rel32 = (int64_t)area - (int64_t)(addr + 5);
+	patch[0] = 0xe9;
+	int32_t r32 = (int32_t)rel32;
+	memcpy(patch + 1, &r32, 4);
+	err = mem_write_code(p, tid, addr, patch, rel.covered);
+	if (err)
+		return err;
+	pa->addr = addr;
+	pa->covered = rel.covered;
+	memcpy(pa->orig, rel.orig, rel.covered);
+	pa->fn = fn;
+	pa->obj_lo = lo;
+	pa->obj_hi = hi;
+	ip->n_patches++;
+	ht_debug("process %d: %s at 0x%llx patched inline (%zu bytes)",
+		 (int)p->pid, ht_alloc_fn_name(fn), (unsigned long long)addr,
+		 rel.covered);
+	return 0;
+}
+
+bool
+inline_active(const struct tproc *p)
+{
+	return p->inl && p->inl->n_patches;
+}
+
+/* ---- Draining ---- */
+
+struct drain_ctx {
+	struct tracer *t;
+	struct tproc *p;
+};
+
+static int
+deliver(void *arg, const struct tracer_ring_item *it)
+{
+	struct drain_ctx *d = arg;
+	if (!it->has_event || !d->p->profiling)
+		return 0;
+	struct ht_event ev = it->ev;
+	struct tracer *t = d->t;
+	if (ev.kind == HT_EV_ALLOC || ev.kind == HT_EV_REALLOC) {
+		ev.npcs = t->sink->unwind(t->sink->ctx, d->p->pid, &it->cap,
+					  t->pcs_scratch, t->max_pcs);
+		ev.pcs = t->pcs_scratch;
+	}
+	ev.time = tracer_clock(t, d->p);
+	t->sink->event(t->sink->ctx, d->p->pid, &ev);
+	return 0;
+}
+
+long
+inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns)
+{
+	struct inline_proc *ip = p->inl;
+	if (!ip || ip->broken)
+		return 0;
+	struct drain_ctx d = { .t = t, .p = p };
+	long n = tracer_ring_drain(ip->ring, wait_ns, deliver, &d);
+	if (n < 0) {
+		ip->broken = true;
+		ht_error("process %d: the event ring is corrupted; events "
+			 "from now on are lost", (int)p->pid);
+	}
+	return n;
+}
+
+long
+inline_drain_all(struct tracer *t)
+{
+	long total = 0;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->procs, &pos, &key, &val)) {
+		long n = inline_drain(t, (struct tproc *)(uintptr_t)val, 0);
+		if (n > 0)
+			total += n;
+	}
+	return total;
+}
+
+/* ---- The stub's traps ---- */
+
+/* The stack mapping holding SP, from /proc: a thread's copies must stay
+   inside it. The main thread's stack grows down on demand, so its low
+   bound is as far as the kernel lets it grow. */
+static void
+stack_bounds(pid_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
+{
+	char maps[64], line[PATH_MAX + 128];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	*lo = *hi = 0;
+	FILE *f = fopen(maps, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		if (sscanf(line, "%lx-%lx", &a, &b) != 2 || sp < a || sp >= b)
+			continue;
+		*lo = a;
+		*hi = b;
+		if (strstr(line, "[stack]"))
+			*lo = b > (64ULL << 20) ? b - (64ULL << 20) : 0;
+		break;
+	}
+	fclose(f);
+}
+
+bool
+inline_on_trap(struct tracer *t, struct tracee *tc,
+	       struct user_regs_struct *regs)
+{
+	struct tproc *p = tc->proc;
+	struct inline_proc *ip = p ? p->inl : NULL;
+	uint64_t at = regs->rip - 1;
+	if (!ip || at < ip->blob || at >= ip->blob + STUB_BLOB_LEN)
+		return false;
+	if (regs->rax == RING_TRAP_MISS) {
+		uint64_t lo, hi;
+		stack_bounds(p->pid, regs->rsi, &lo, &hi);
+		if (tracer_ring_thread_set(ip->ring, regs->rdi, (uint32_t)tc->tid,
+					   lo, hi) == 0) {
+			tc->tcb = regs->rdi;
+		} else {
+			regs->rax = RING_RESUME_PASS;
+			ptrace(PTRACE_SETREGS, tc->tid, NULL, regs);
+		}
+	} else if (regs->rax == RING_TRAP_FULL) {
+		inline_drain(t, p, 0);
+	} else {
+		return false;
+	}
+	ptrace(PTRACE_CONT, tc->tid, NULL, NULL);
+	return true;
+}
+
+void
+inline_thread_gone(struct tracer *t, struct tracee *tc)
+{
+	struct tproc *p = tc->proc;
+	if (!p || !p->inl || !tc->tcb)
+		return;
+	inline_drain(t, p, RECORD_WAIT_NS);
+	tracer_ring_thread_remove(p->inl->ring, tc->tcb);
+}
+
+void
+inline_free(struct tproc *p)
+{
+	if (!p->inl)
+		return;
+	tracer_ring_free(p->inl->ring);
+	free(p->inl);
+	p->inl = NULL;
+}
+
+const char *
+inline_summary(const struct tproc *p)
+{
+	return p->inl && p->inl->n_patches ? "inline" : NULL;
+}
+
+/* ---- fork ---- */
+
+/* The fork child shares its parent's ring mapping (MAP_SHARED is inherited)
+   until we map a ring of its own over it, at the same address, so that the
+   blob's ring pointer stays right. The child is held at its first stop,
+   which is inside the kernel's fork path: one single step first. */
+int
+inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
+		  pid_t tid)
+{
+	struct inline_proc *pp = parent->inl;
+	if (!pp)
+		return 0;
+	int err = inject_step_out(tid);
+	if (err)
+		return err;
+	struct inline_proc *ip = ht_xcalloc(1, sizeof(*ip));
+	*ip = *pp;
+	ip->ring = NULL;
+	ip->broken = false;
+	err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, STACK_COPY,
+			      &ip->ring);
+	for (unsigned i = 0; !err && i < ip->n_patches; i++) {
+		const struct inline_patch *pa = &ip->patches[i];
+		err = tracer_ring_fn_set(ip->ring, i, pa->fn, pa->addr,
+					 pa->orig_code, pa->obj_lo, pa->obj_hi);
+	}
+	uint64_t want = pp->ring_addr;
+	if (!err)
+		err = map_ring_at(child, tid, ip, want);
+	if (err) {
+		tracer_ring_free(ip->ring);
+		free(ip);
+		return err;
+	}
+	child->inl = ip;
+	return 0;
+}

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The tracer's side of the inline ring: the memfd and its double mapping,
+   the descriptors and thread table the stubs read, and the in-order drain
+   that turns records into events. */
+#include "tracer/inline/consumer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/xalloc.h"
+
+struct tracer_ring {
+	struct ring_header *h; /* at the start of the mapping */
+	int fd;
+	uint64_t map_len;
+	uint64_t file_len;
+	struct tracer_ring_stats st;
+};
+
+/* Spins on an uncommitted record before the first sleep: a producer
+   between reserve and commit normally finishes within a few hundred ns. */
+#define COMMIT_SPINS 2000
+#define COMMIT_SLEEP_NS 20000
+
+static bool
+is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static int
+map_ring(struct tracer_ring *r, uint64_t data_off, uint64_t size)
+{
+	int anon = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+	uint8_t *base = mmap(NULL, r->map_len, PROT_NONE, anon, -1, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	/* The data area twice, back to back, after the header: a record
+	   that runs past the end continues at the start. Populated now, so
+	   that producers do not take the first lap's page faults (the target
+	   maps the same pages and is left only minor faults). */
+	int flags = MAP_SHARED | MAP_FIXED | MAP_POPULATE;
+	if (mmap(base, r->file_len, PROT_READ | PROT_WRITE, flags, r->fd,
+		 0) == MAP_FAILED ||
+	    mmap(base + r->file_len, size, PROT_READ | PROT_WRITE, flags,
+		 r->fd, (off_t)data_off) == MAP_FAILED) {
+		int err = -errno;
+		munmap(base, r->map_len);
+		return err;
+	}
+	r->h = (struct ring_header *)base;
+	return 0;
+}
+
+int
+tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t stack_copy,
+		struct tracer_ring **out)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (!is_pow2(size) || size < page || size > (1ULL << 40) ||
+	    !is_pow2(thread_cap) || thread_cap < 8 || thread_cap > (1u << 20) ||
+	    stack_copy > size / 4)
+		return -EINVAL;
+	uint64_t data_off = RING_HDR_FIXED +
+			    (uint64_t)thread_cap * sizeof(struct ring_thread);
+	data_off = (data_off + page - 1) & ~(page - 1);
+
+	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
+	r->file_len = data_off + size;
+	r->map_len = r->file_len + size;
+	r->fd = memfd_create("heaptrace-ring", MFD_CLOEXEC);
+	int err = r->fd < 0 ? -errno : 0;
+	if (!err && ftruncate(r->fd, (off_t)r->file_len) < 0)
+		err = -errno;
+	if (!err)
+		err = map_ring(r, data_off, size);
+	if (err) {
+		if (r->fd >= 0)
+			close(r->fd);
+		free(r);
+		return err;
+	}
+
+	struct ring_header *h = r->h;
+	h->version = RING_VERSION;
+	h->size = size;
+	h->data_off = data_off;
+	h->stack_copy = stack_copy;
+	h->thread_cap = thread_cap;
+	h->thread_shift = 64 - (uint32_t)__builtin_ctz(thread_cap);
+	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
+	*out = r;
+	return 0;
+}
+
+void
+tracer_ring_free(struct tracer_ring *r)
+{
+	if (!r)
+		return;
+	munmap(r->h, r->map_len);
+	close(r->fd);
+	free(r);
+}
+
+int
+tracer_ring_fd(const struct tracer_ring *r)
+{
+	return r->fd;
+}
+
+void
+tracer_ring_layout(const struct tracer_ring *r, struct tracer_ring_layout *out)
+{
+	*out = (struct tracer_ring_layout){
+		.map_len = r->map_len,
+		.file_len = r->file_len,
+		.data_off = r->h->data_off,
+		.size = r->h->size,
+	};
+}
+
+struct ring_header *
+tracer_ring_header(struct tracer_ring *r)
+{
+	return r->h;
+}
+
+enum ring_class
+tracer_ring_fn_class(enum ht_alloc_fn fn)
+{
+	switch (fn) {
+	case HT_FN_FREE:
+	case HT_FN_DELETE:
+	case HT_FN_DELETE_ARRAY:
+		return RING_CLASS_FREE;
+	case HT_FN_REALLOC:
+	case HT_FN_REALLOCARRAY:
+		return RING_CLASS_REALLOC;
+	case HT_FN_POSIX_MEMALIGN:
+		return RING_CLASS_POSIX_MEMALIGN;
+	default:
+		return RING_CLASS_ALLOC;
+	}
+}
+
+int
+tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
+		   uint64_t entry, uint64_t orig, uint64_t lo, uint64_t hi)
+{
+	if (idx >= RING_MAX_FNS || (unsigned)fn >= HT_FN_COUNT)
+		return -EINVAL;
+	r->h->fns[idx] = (struct ring_fn){
+		.orig = orig,
+		.entry = entry,
+		.obj_lo = lo,
+		.obj_hi = hi,
+		.fn = (uint16_t)fn,
+		.cls = (uint16_t)tracer_ring_fn_class(fn),
+	};
+	return 0;
+}
+
+int
+tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
+		       uint64_t stack_lo, uint64_t stack_hi)
+{
+	if (tcb == 0 || tcb == RING_TCB_DEAD)
+		return -EINVAL;
+	struct ring_header *h = r->h;
+	struct ring_thread *t = ring_threads(h);
+	uint32_t mask = h->thread_cap - 1;
+	uint32_t i = ring_thread_hash(h, tcb);
+	struct ring_thread *slot = NULL;
+	for (uint32_t n = 0; n < h->thread_cap; n++, i = (i + 1) & mask) {
+		if (t[i].tcb == tcb) {
+			/* A new thread on a dead one's TCB: nothing of the
+			   old one's calls is in progress. */
+			if (t[i].tid != tid) {
+				r->st.internal += t[i].internal;
+				t[i].internal = 0;
+				t[i].outer_rsp = 0;
+				t[i].tid = tid;
+			}
+			t[i].stack_lo = stack_lo;
+			t[i].stack_hi = stack_hi;
+			return 0;
+		}
+		if (t[i].tcb == RING_TCB_DEAD && !slot)
+			slot = &t[i];
+		if (t[i].tcb == 0) {
+			if (!slot)
+				slot = &t[i];
+			break;
+		}
+	}
+	if (!slot)
+		return -ENOSPC;
+	slot->stack_lo = stack_lo;
+	slot->stack_hi = stack_hi;
+	slot->tid = tid;
+	slot->outer_rsp = 0;
+	slot->outer_lo = 0;
+	slot->outer_hi = 0;
+	slot->internal = 0;
+	/* Readers match the key only once the rest is in place. */
+	__atomic_store_n(&slot->tcb, tcb, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
+{
+	if (tcb == 0 || tcb == RING_TCB_DEAD)
+		return;
+	struct ring_header *h = r->h;
+	struct ring_thread *t = ring_thread_lookup(h, tcb);
+	if (!t)
+		return;
+	r->st.internal += t->internal;
+	__atomic_store_n(&t->tcb, RING_TCB_DEAD, __ATOMIC_RELEASE);
+	/* Tombstones that end a probe chain can become empty: no key lies
+	   past them, so no lookup can need to walk over them. */
+	struct ring_thread *all = ring_threads(h);
+	uint32_t mask = h->thread_cap - 1;
+	uint32_t i = (uint32_t)(t - all);
+	for (uint32_t n = 0; n < h->thread_cap; n++, i = (i - 1) & mask) {
+		if (all[i].tcb != RING_TCB_DEAD || all[(i + 1) & mask].tcb != 0)
+			break;
+		__atomic_store_n(&all[i].tcb, 0, __ATOMIC_RELEASE);
+	}
+}
+
+bool
+tracer_ring_record_event(const struct ring_record *rec, struct ht_event *ev)
+{
+	const uint64_t *a = rec->args;
+	*ev = (struct ht_event){
+		.kind = HT_EV_ALLOC,
+		.fn = (enum ht_alloc_fn)rec->fn,
+		.addr = rec->result,
+		.tid = rec->tid,
+	};
+	switch (rec->kind) {
+	case RING_REC_FREE:
+		ev->kind = HT_EV_FREE;
+		ev->addr = a[0];
+		return a[0] != 0;
+	case RING_REC_REALLOC_BEGIN:
+		ev->kind = HT_EV_REALLOC_BEGIN;
+		ev->addr = 0;
+		ev->old_addr = a[0];
+		return a[0] != 0;
+	case RING_REC_REALLOC:
+		ev->kind = HT_EV_REALLOC;
+		ev->old_addr = a[0];
+		if (rec->fn != HT_FN_REALLOCARRAY)
+			ev->size = a[1];
+		else if (a[2] && a[1] > UINT64_MAX / a[2])
+			ev->size = UINT64_MAX; /* failed: addr is 0 */
+		else
+			ev->size = a[1] * a[2];
+		/* After a BEGIN (OLD_ADDR set) the REALLOC is always sent;
+		   realloc(NULL, n) is an allocation, dropped when it failed. */
+		return a[0] || rec->result;
+	case RING_REC_ALLOC:
+		break;
+	default:
+		return false;
+	}
+	switch (rec->fn) {
+	case HT_FN_CALLOC:
+		if (a[1] && a[0] > UINT64_MAX / a[1])
+			return false;
+		ev->size = a[0] * a[1];
+		break;
+	case HT_FN_MEMALIGN:
+	case HT_FN_ALIGNED_ALLOC:
+		ev->align = a[0];
+		ev->size = a[1];
+		break;
+	case HT_FN_POSIX_MEMALIGN:
+		/* The stub stored *memptr, or 0 when the call failed. */
+		ev->align = a[1];
+		ev->size = a[2];
+		break;
+	case HT_FN_VALLOC:
+	case HT_FN_PVALLOC:
+		ev->align = 4096;
+		ev->size = a[0];
+		break;
+	default:
+		ev->size = a[0];
+		break;
+	}
+	return ev->addr != 0;
+}
+
+/* True when REC, committed with LEN, is one the stub can have written. */
+static bool
+record_valid(const struct ring_header *h, const struct ring_record *rec,
+	     uint32_t len)
+{
+	return len <= h->size && rec->stack_len <= h->stack_copy &&
+	       len == RING_REC_SIZE(rec->stack_len) &&
+	       rec->kind >= RING_REC_ALLOC && rec->kind <= RING_REC_REALLOC &&
+	       rec->fn < HT_FN_COUNT;
+}
+
+static void
+item_fill(struct tracer_ring_item *it, const struct ring_record *rec)
+{
+	memset(it, 0, sizeof(*it));
+	it->rec = rec;
+	it->has_event = tracer_ring_record_event(rec, &it->ev);
+	struct user_regs_struct *regs = &it->cap.regs;
+	regs->rip = rec->regs[RING_REG_RIP];
+	regs->rsp = rec->regs[RING_REG_RSP];
+	regs->rbp = rec->regs[RING_REG_RBP];
+	regs->rbx = rec->regs[RING_REG_RBX];
+	regs->r12 = rec->regs[RING_REG_R12];
+	regs->r13 = rec->regs[RING_REG_R13];
+	regs->r14 = rec->regs[RING_REG_R14];
+	regs->r15 = rec->regs[RING_REG_R15];
+	it->cap.stack = rec->stack;
+	it->cap.len = rec->stack_len;
+	it->cap.stack_addr = regs->rsp;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait for the record at TAIL to be committed, until *DEADLINE (set on the
+   first wait of a drain, from WAIT_NS). Returns false on timeout. */
+static bool
+wait_commit(struct tracer_ring *r, uint64_t tail, uint64_t wait_ns,
+	    uint64_t *deadline)
+{
+	struct ring_record *rec = ring_record_at(r->h, tail);
+	r->st.waits++;
+	if (!wait_ns)
+		return false;
+	for (int i = 0; i < COMMIT_SPINS; i++) {
+		if (__atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE))
+			return true;
+		__builtin_ia32_pause();
+	}
+	uint64_t now = now_ns();
+	if (!*deadline)
+		*deadline = now + wait_ns;
+	while (now < *deadline) {
+		struct timespec ts = { .tv_nsec = COMMIT_SLEEP_NS };
+		nanosleep(&ts, NULL);
+		r->st.sleeps++;
+		if (__atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE))
+			return true;
+		now = now_ns();
+	}
+	return false;
+}
+
+long
+tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
+		  tracer_ring_item_fn fn, void *arg)
+{
+	struct ring_header *h = r->h;
+	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = h->tail; /* written only here */
+	uint64_t deadline = 0;
+	long n = 0;
+	if (head - tail > r->st.max_fill)
+		r->st.max_fill = head - tail;
+	while (tail != head) {
+		uint32_t len;
+		struct ring_record *rec = ring_peek(h, tail, &len);
+		if (!rec) {
+			if (!wait_commit(r, tail, wait_ns, &deadline))
+				break;
+			continue;
+		}
+		if (!record_valid(h, rec, len))
+			return -HT_E_FORMAT;
+		struct tracer_ring_item it;
+		item_fill(&it, rec);
+		int ret = fn(arg, &it);
+		if (ret)
+			return ret;
+		ring_advance(h, tail, len);
+		tail += len;
+		r->st.records++;
+		r->st.bytes += len;
+		n++;
+	}
+	return n;
+}
+
+uint64_t
+tracer_ring_pending(struct tracer_ring *r)
+{
+	return __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(&r->h->tail, __ATOMIC_ACQUIRE);
+}
+
+void
+tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
+{
+	*out = r->st;
+	const struct ring_thread *t = ring_threads(r->h);
+	for (uint32_t i = 0; i < r->h->thread_cap; i++)
+		if (t[i].tcb && t[i].tcb != RING_TCB_DEAD)
+			out->internal += __atomic_load_n(&t[i].internal,
+							 __ATOMIC_RELAXED);
+}

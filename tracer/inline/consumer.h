@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The tracer's side of the inline ring (ring.h): creating the shared
+   memory, describing patched functions and threads to the stubs, and
+   draining records in ring order. One ring per traced process; one
+   consumer thread per ring. */
+#ifndef HT_TRACER_INLINE_CONSUMER_H
+#define HT_TRACER_INLINE_CONSUMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/event.h"
+#include "tracer/inline/ring.h"
+#include "tracer/tracer.h"
+
+struct tracer_ring;
+
+/* Consumer-side counters (the stubs' own are in the header's stats). */
+struct tracer_ring_stats {
+	uint64_t records;  /* delivered */
+	uint64_t bytes;    /* consumed, record sizes summed */
+	uint64_t waits;    /* times the tail record was found uncommitted */
+	uint64_t sleeps;   /* short sleeps while waiting for one */
+	uint64_t max_fill; /* most bytes seen between tail and head */
+	uint64_t internal; /* internal calls of removed threads (live ones
+			      are in their table entries) */
+};
+
+/* Create a ring of SIZE data bytes (a power of two, at least a page), a
+   thread table of THREAD_CAP entries (a power of two, at least 8) and
+   STACK_COPY stack bytes per record (at most SIZE / 4), backed by a memfd
+   and mapped (and populated) here as the target will map it. Returns 0
+   and *OUT, or -EINVAL, or -errno. */
+int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t stack_copy,
+		    struct tracer_ring **out);
+
+/* Unmap and close R. NULL is a no-op. */
+void tracer_ring_free(struct tracer_ring *r);
+
+/* The memfd, for the target to open as /proc/<tracer>/fd/<fd>. Owned by R. */
+int tracer_ring_fd(const struct tracer_ring *r);
+
+/* How the target maps R: reserve MAP_LEN bytes at some A, then map the
+   memfd at A for FILE_LEN bytes from offset 0, and again at A + FILE_LEN
+   for SIZE bytes from offset DATA_OFF (both MAP_SHARED|MAP_FIXED, RW). */
+struct tracer_ring_layout {
+	uint64_t map_len;
+	uint64_t file_len;
+	uint64_t data_off;
+	uint64_t size;
+};
+void tracer_ring_layout(const struct tracer_ring *r,
+			struct tracer_ring_layout *out);
+
+/* R's header as mapped in the tracer; valid until tracer_ring_free. */
+struct ring_header *tracer_ring_header(struct tracer_ring *r);
+
+/* The class of records an entry point produces. */
+enum ring_class tracer_ring_fn_class(enum ht_alloc_fn fn);
+
+/* Describe patched function IDX (below RING_MAX_FNS) to the stubs: FN's
+   entry ENTRY, its relocated original ORIG, its object's code [LO, HI).
+   Must precede the patch that makes the trampoline reachable. Returns 0 or
+   -EINVAL. */
+int tracer_ring_fn_set(struct tracer_ring *r, unsigned idx,
+		       enum ht_alloc_fn fn, uint64_t entry, uint64_t orig,
+		       uint64_t lo, uint64_t hi);
+
+/* Insert or update the thread whose thread pointer is TCB: TID, and the
+   stack [STACK_LO, STACK_HI). Only while that thread is stopped or not yet
+   running (its first stop, or its RING_TRAP_MISS stop); others may run.
+   Async-signal-safe. Returns 0, -EINVAL for a reserved TCB, or -ENOSPC
+   when the table is full. */
+int tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
+			   uint64_t stack_lo, uint64_t stack_hi);
+
+/* Forget the thread whose thread pointer is TCB (it exited). A no-op when
+   it is not there. */
+void tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb);
+
+/* One consumed record, as the drain callback sees it. Everything is
+   borrowed until the callback returns. */
+struct tracer_ring_item {
+	const struct ring_record *rec; /* as the stub wrote it */
+	bool has_event;        /* EV is to be reported; false for a failed
+				  allocation and REALLOC_BEGIN of NULL */
+	struct ht_event ev;    /* tid, kind, fn, sizes; time and pcs unset */
+	struct tracer_capture cap; /* regs at F's entry (rip, rsp, rbp, rbx,
+				      r12-r15; the rest 0) and the stack */
+};
+
+/* Called for each record in ring order. A nonzero return stops the drain
+   before the record is consumed and is returned by it. */
+typedef int (*tracer_ring_item_fn)(void *arg,
+				   const struct tracer_ring_item *it);
+
+/* Deliver R's records to FN in ring order, consuming each, up to the head
+   as read on entry. A record not yet committed is waited for with a short
+   spin, then 20 µs sleeps, for at most WAIT_NS in all (0: do not wait).
+   Async-signal-safe when FN is. Returns the number of records delivered,
+   FN's nonzero return, or -HT_E_FORMAT for a record the stub cannot have
+   written (the target corrupted the ring; R is then unusable). */
+long tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
+		       tracer_ring_item_fn fn, void *arg);
+
+/* Bytes reserved by producers and not yet consumed. */
+uint64_t tracer_ring_pending(struct tracer_ring *r);
+
+/* Convert REC into EV (tid, kind, fn, addr, old_addr, size, align) as
+   common/event.h defines them for a multi-threaded stream: REALLOC_BEGIN
+   records become HT_EV_REALLOC_BEGIN, and a realloc of a non-NULL block is
+   reported failed or not. Returns false when there is no event: a failed
+   allocation (realloc(NULL, n) included), or a BEGIN for NULL. */
+bool tracer_ring_record_event(const struct ring_record *rec,
+			      struct ht_event *ev);
+
+/* R's consumer counters, with the internal calls of live threads added. */
+void tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out);
+
+#endif

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The memory the inline path shares between a target and heaptrace: one
+   header region (counters, function descriptors, thread table), then a data
+   area mapped twice back to back so that a record never wraps. Included
+   byte for byte by the freestanding stub and by the tracer, so it uses
+   nothing beyond <stdint.h> and compiler builtins. Design:
+   docs/inline-backend.md. */
+#ifndef HT_TRACER_INLINE_RING_H
+#define HT_TRACER_INLINE_RING_H
+
+#include <stdint.h>
+
+#define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
+#define RING_VERSION 1
+
+/* RING_F_*: header flags, set by the tracer. */
+#define RING_F_PASS 1u /* stubs call the originals and record nothing */
+
+#define RING_MAX_FNS 48     /* descriptors; a trampoline's index is below */
+#define RING_HDR_FIXED 4096 /* bytes before the thread table */
+
+/* What a descriptor's function does, which decides where its records are
+   reserved (docs/inline-backend.md, "Ordering"). */
+enum ring_class {
+	RING_CLASS_ALLOC,          /* record at return, result = rax */
+	RING_CLASS_FREE,           /* record at entry; none for free(NULL) */
+	RING_CLASS_REALLOC,        /* REALLOC_BEGIN at entry (unless the block
+				      is NULL), REALLOC at return */
+	RING_CLASS_POSIX_MEMALIGN, /* at return, result = *memptr if rax == 0 */
+};
+
+/* One patched function. Written by the tracer before its patch goes in,
+   read-only for the stub. */
+struct ring_fn {
+	uint64_t orig;   /* the relocated original: F's displaced first
+			    instructions, then a jump to the rest of F */
+	uint64_t entry;  /* F itself: the rip recorded for unwinding */
+	uint64_t obj_lo; /* [obj_lo, obj_hi): F's object's code; a call made */
+	uint64_t obj_hi; /* from there while F runs is internal */
+	uint16_t fn;     /* enum ht_alloc_fn, copied into records */
+	uint16_t cls;    /* enum ring_class */
+	uint32_t pad;
+	uint64_t pad2[3];
+};
+
+/* Tombstone: the entry's thread is gone; lookups go past it. */
+#define RING_TCB_DEAD 1ULL
+
+/* One thread, keyed by its thread pointer (fs:0, the TCB's self-pointer in
+   glibc and musl; equal to the fs_base register). Open addressing with
+   linear probing from ring_thread_hash(). The tracer owns TCB, STACK_LO,
+   STACK_HI and TID, and writes TCB last (release) when inserting; the
+   OUTER_* fields and INTERNAL belong to the stub of that thread. One cache
+   line each, so threads' stub writes do not share lines. */
+struct ring_thread {
+	uint64_t tcb;       /* 0 empty, RING_TCB_DEAD, else the key */
+	uint64_t stack_lo;  /* the stack is copied only when */
+	uint64_t stack_hi;  /* stack_lo <= rsp < stack_hi, up to stack_hi */
+	uint32_t tid;       /* copied into records */
+	uint32_t pad;
+	uint64_t outer_rsp; /* entry rsp of the call in progress, 0 if none */
+	uint64_t outer_lo;  /* its descriptor's obj_lo, obj_hi */
+	uint64_t outer_hi;
+	uint64_t internal;  /* internal calls seen (not recorded) */
+};
+
+/* Counters the stubs bump with a locked add; rare events only. */
+struct ring_stats {
+	uint64_t miss_traps; /* thread-table misses */
+	uint64_t full_traps; /* waits for room */
+	uint64_t no_stack;   /* rsp outside the thread's stack bounds */
+	uint64_t pad[5];
+};
+
+/* The header region. The tracer fills everything but HEAD and STATS
+   before any patch goes in; the stubs then only touch HEAD, STATS and
+   their thread's OUTER_* and INTERNAL. HEAD and TAIL have lines of their
+   own: producers hammer one, the consumer the other. */
+struct ring_header {
+	uint64_t magic;         /* RING_MAGIC */
+	uint32_t version;       /* RING_VERSION */
+	uint32_t flags;         /* RING_F_* */
+	uint64_t size;          /* data bytes, a power of two, >= 4096 */
+	uint64_t data_off;      /* offset of the data area from the header */
+	uint64_t stack_copy;    /* most stack bytes copied per record */
+	uint32_t thread_cap;    /* thread-table entries, a power of two */
+	uint32_t thread_shift;  /* 64 - log2(thread_cap) */
+	uint64_t pad0[2];
+	uint64_t head;          /* bytes reserved since the start (lock xadd) */
+	uint64_t pad1[7];
+	uint64_t tail;          /* bytes consumed, published by the tracer */
+	uint64_t pad2[7];
+	struct ring_stats stats;
+	struct ring_fn fns[RING_MAX_FNS];
+	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED */
+};
+
+_Static_assert(__builtin_offsetof(struct ring_header, head) == 64,
+	       "head has its own cache line");
+_Static_assert(__builtin_offsetof(struct ring_header, tail) == 128,
+	       "tail has its own cache line");
+_Static_assert(__builtin_offsetof(struct ring_header, stats) == 192,
+	       "stats follow tail");
+_Static_assert(__builtin_offsetof(struct ring_header, fns) == 256,
+	       "descriptors follow stats");
+_Static_assert(sizeof(struct ring_fn) == 64, "one line per descriptor");
+_Static_assert(sizeof(struct ring_thread) == 64, "one line per thread");
+_Static_assert(sizeof(struct ring_header) <= RING_HDR_FIXED,
+	       "header fits before the thread table");
+
+/* ring_record.kind */
+enum ring_rec_kind {
+	RING_REC_ALLOC = 1,     /* an allocating call returned (ALLOC and
+				   POSIX_MEMALIGN classes) */
+	RING_REC_FREE,          /* a free-like call was entered */
+	RING_REC_REALLOC_BEGIN, /* a realloc-like call was entered; no stack */
+	RING_REC_REALLOC,       /* a realloc-like call returned */
+};
+
+/* ring_record.regs: F's registers at its entry, what CFI rules need. */
+enum ring_reg {
+	RING_REG_RIP, /* = the descriptor's entry */
+	RING_REG_RSP, /* points at the caller's return address */
+	RING_REG_RBP,
+	RING_REG_RBX,
+	RING_REG_R12,
+	RING_REG_R13,
+	RING_REG_R14,
+	RING_REG_R15,
+	RING_NREGS
+};
+
+/* One record in the data area, at (position mod size), 8-byte aligned,
+   RING_REC_SIZE(stack_len) bytes. */
+struct ring_record {
+	uint32_t commit;    /* 0 until complete; then the record's size,
+			       stored last with release semantics */
+	uint16_t kind;      /* enum ring_rec_kind */
+	uint16_t fn;        /* enum ht_alloc_fn */
+	uint32_t tid;
+	uint32_t stack_len; /* bytes in STACK */
+	uint64_t args[3];   /* rdi, rsi, rdx at entry */
+	uint64_t result;    /* rax at return; for posix_memalign *memptr when
+			       it returned 0, else 0; 0 at entry records */
+	uint64_t regs[RING_NREGS];
+	uint8_t stack[];    /* copied from regs[RING_REG_RSP] upward */
+};
+
+_Static_assert(sizeof(struct ring_record) == 112, "record header size");
+
+#define RING_REC_SIZE(stack_len) \
+	((uint32_t)((sizeof(struct ring_record) + (stack_len) + 7) & ~7ULL))
+
+/* The stub's int3 points. At each, rax holds the code below and the
+   thread is to be resumed at the next instruction (PTRACE_CONT, no signal;
+   rip already points past the int3), with every register unchanged except
+   as allowed here. A SIGTRAP whose rip - 1 lies inside the blob and whose
+   rax is not one of these is not ours.
+
+   RING_TRAP_MISS: fs:0 (rdi) is not in the thread table. rsi = rsp at F's
+     entry. The tracer inserts {tcb = rdi, the thread's tid, the bounds of
+     the stack mapping holding rsi} and resumes: the stub looks again. Or it
+     sets rax = RING_RESUME_PASS: this call is then made unrecorded.
+   RING_TRAP_FULL: a reserved record does not fit yet. rdi = the tail the
+     record needs (position + size - ring size), rsi = its position, rdx =
+     its size. The tracer consumes until tail >= rdi and resumes; resuming
+     earlier is allowed (the stub re-checks and traps again). Records before
+     the position may belong to threads stopped or interrupted mid-record:
+     drain what is committed, let other threads run, retry. */
+#define RING_TRAP_MISS 0x6874000000000001ULL
+#define RING_TRAP_FULL 0x6874000000000002ULL
+#define RING_RESUME_PASS 0
+
+static inline struct ring_thread *
+ring_threads(struct ring_header *h)
+{
+	return (struct ring_thread *)((uint8_t *)h + RING_HDR_FIXED);
+}
+
+static inline uint32_t
+ring_thread_hash(const struct ring_header *h, uint64_t tcb)
+{
+	return (uint32_t)((tcb * 0x9e3779b97f4a7c15ULL) >> h->thread_shift);
+}
+
+/* The live entry for TCB, or 0. Safe while the tracer inserts or kills
+   other entries: a key is published last and never rewritten to another
+   live key while its thread may run. */
+static inline struct ring_thread *
+ring_thread_lookup(struct ring_header *h, uint64_t tcb)
+{
+	struct ring_thread *t = ring_threads(h);
+	uint32_t mask = h->thread_cap - 1;
+	uint32_t i = ring_thread_hash(h, tcb);
+	for (uint32_t n = 0; n < h->thread_cap; n++, i = (i + 1) & mask) {
+		uint64_t key = __atomic_load_n(&t[i].tcb, __ATOMIC_ACQUIRE);
+		if (key == tcb)
+			return &t[i];
+		if (key == 0)
+			break;
+	}
+	return 0;
+}
+
+/* Claim LEN bytes; returns their position. Every thread's reservations
+   form one total order, the ring's. */
+static inline uint64_t
+ring_reserve(struct ring_header *h, uint32_t len)
+{
+	return __atomic_fetch_add(&h->head, len, __ATOMIC_ACQ_REL);
+}
+
+/* True once the consumer has freed the room for LEN bytes at POS. */
+static inline int
+ring_has_room(struct ring_header *h, uint64_t pos, uint32_t len)
+{
+	return pos + len - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) <=
+	       h->size;
+}
+
+/* The record at position POS: contiguous for any length up to the size,
+   thanks to the second mapping. */
+static inline struct ring_record *
+ring_record_at(struct ring_header *h, uint64_t pos)
+{
+	return (struct ring_record *)((uint8_t *)h + h->data_off +
+				      (pos & (h->size - 1)));
+}
+
+/* Publish REC, LEN bytes, every other field written. */
+static inline void
+ring_commit(struct ring_record *rec, uint32_t len)
+{
+	__atomic_store_n(&rec->commit, len, __ATOMIC_RELEASE);
+}
+
+/* Consumer: the record at the tail when it is committed, else 0. *LEN gets
+   its committed size. */
+static inline struct ring_record *
+ring_peek(struct ring_header *h, uint64_t tail, uint32_t *len)
+{
+	struct ring_record *rec = ring_record_at(h, tail);
+	*len = __atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE);
+	return *len ? rec : 0;
+}
+
+/* Consumer: zero the LEN bytes consumed at TAIL, so that each commit word
+   of the next lap reads 0 until written, then publish the new tail. */
+static inline void
+ring_advance(struct ring_header *h, uint64_t tail, uint32_t len)
+{
+	uint64_t *w = (uint64_t *)ring_record_at(h, tail);
+	for (uint32_t i = 0; i < len / 8; i++)
+		w[i] = 0;
+	__atomic_store_n(&h->tail, tail + len, __ATOMIC_RELEASE);
+}
+
+#endif

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The code heaptrace writes into a target. A patched allocator function
+   jumps to its trampoline, which jumps here; this records the call in the
+   ring (ring.h) and calls the relocated original. Compiled freestanding
+   into one position-independent blob (meson.build, gen_blob.py): no libc,
+   no relocations, no data but the ring pointer slot the tracer fills. It is
+   re-entrant (signal handlers allocate) and waits on nothing but the
+   tracer, at the int3 points documented in ring.h. */
+#include <stdint.h>
+
+#include "tracer/inline/ring.h"
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* What stub_entry pushes, lowest address first. The caller's return
+   address follows, so &ret is rsp as it was at F's entry. */
+struct stub_frame {
+	uint64_t arg[6]; /* rdi rsi rdx rcx r8 r9 */
+	uint64_t rbp, rbx, r12, r13, r14, r15;
+	uint64_t idx;    /* r11: the descriptor index the trampoline set */
+	uint64_t ret;
+};
+
+uint64_t stub_call(struct stub_frame *f) HIDDEN;
+
+/* Defined by the assembly below and by the linker script. */
+extern struct ring_header *stub_ring HIDDEN;
+extern const uint8_t stub_blob_start[] HIDDEN;
+extern const uint8_t stub_blob_end[] HIDDEN;
+
+/* stub_entry: reached by `jmp` from a trampoline with r11 = descriptor
+   index and every register as F's caller left it. Pushes struct stub_frame
+   (rsp is 16-byte aligned after the 13 pushes, as the call needs), lets
+   stub_call do the work, then restores the callee-saved registers it
+   captured (stub_call preserves them anyway) and returns F's rax to F's
+   caller. stub_ring is the slot the tracer fills with the header's
+   address; it lives in the blob so the code reaches it RIP-relative. */
+__asm__(
+	"	.text\n"
+	"	.globl	stub_entry\n"
+	"	.hidden	stub_entry\n"
+	"	.type	stub_entry, @function\n"
+	"	.balign	16\n"
+	"stub_entry:\n"
+	"	pushq	%r11\n"
+	"	pushq	%r15\n"
+	"	pushq	%r14\n"
+	"	pushq	%r13\n"
+	"	pushq	%r12\n"
+	"	pushq	%rbx\n"
+	"	pushq	%rbp\n"
+	"	pushq	%r9\n"
+	"	pushq	%r8\n"
+	"	pushq	%rcx\n"
+	"	pushq	%rdx\n"
+	"	pushq	%rsi\n"
+	"	pushq	%rdi\n"
+	"	movq	%rsp, %rdi\n"
+	"	call	stub_call\n"
+	"	addq	$48, %rsp\n"
+	"	popq	%rbp\n"
+	"	popq	%rbx\n"
+	"	popq	%r12\n"
+	"	popq	%r13\n"
+	"	popq	%r14\n"
+	"	popq	%r15\n"
+	"	addq	$8, %rsp\n"
+	"	ret\n"
+	"	.size	stub_entry, . - stub_entry\n"
+	"	.balign	8\n"
+	"	.globl	stub_ring\n"
+	"	.hidden	stub_ring\n"
+	"	.type	stub_ring, @object\n"
+	"stub_ring:\n"
+	"	.quad	0\n"
+	"	.size	stub_ring, 8\n");
+
+typedef uint64_t (*orig_fn)(uint64_t, uint64_t, uint64_t, uint64_t,
+			    uint64_t, uint64_t);
+
+static inline uint64_t
+call_orig(const struct ring_fn *d, const struct stub_frame *f)
+{
+	return ((orig_fn)d->orig)(f->arg[0], f->arg[1], f->arg[2], f->arg[3],
+				  f->arg[4], f->arg[5]);
+}
+
+/* Stop for the tracer (ring.h, "int3 points"); returns rax as resumed. */
+static inline uint64_t
+trap(uint64_t code, uint64_t a, uint64_t b, uint64_t c)
+{
+	__asm__ volatile("int3" : "+a"(code) : "D"(a), "S"(b), "d"(c)
+			 : "memory");
+	return code;
+}
+
+static inline void
+stat_add(uint64_t *counter)
+{
+	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/* Copy without a call: the compiler may not synthesise memcpy here. */
+static inline void
+copy_bytes(void *dst, const void *src, uint64_t n)
+{
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n)
+			 : : "memory");
+}
+
+/* The calling thread's entry; a miss stops for the tracer until it is
+   filled. 0 when the tracer wants the call made unrecorded. */
+static struct ring_thread *
+thread_find(struct ring_header *h, uint64_t rsp)
+{
+	uint64_t tcb;
+	__asm__("movq %%fs:0, %0" : "=r"(tcb));
+	for (;;) {
+		struct ring_thread *t = ring_thread_lookup(h, tcb);
+		if (t)
+			return t;
+		stat_add(&h->stats.miss_traps);
+		if (trap(RING_TRAP_MISS, tcb, rsp, 0) == RING_RESUME_PASS)
+			return 0;
+	}
+}
+
+/* A call made while one of ours is in progress lower on this thread's
+   stack, returning into that call's object or into this blob (a tail call
+   from an original), is part of that call: Massif reports the outermost.
+   A signal handler's call returns into user code and is its own. */
+static inline int
+is_internal(const struct ring_thread *t, uint64_t ret, uint64_t rsp)
+{
+	if (t->outer_rsp <= rsp)
+		return 0;
+	return (ret >= t->outer_lo && ret < t->outer_hi) ||
+	       (ret >= (uint64_t)stub_blob_start &&
+		ret < (uint64_t)stub_blob_end);
+}
+
+/* Mark a call in progress (RSP 0: none) for is_internal, saving the
+   previous state in *SAVED when not 0. Only a signal handler on this thread
+   reads these concurrently, so compiler ordering is enough: rsp, which
+   validates the range, is cleared first and set last. */
+static inline void
+outer_set(struct ring_thread *t, uint64_t rsp, uint64_t lo, uint64_t hi,
+	  struct ring_thread *saved)
+{
+	volatile struct ring_thread *vt = t;
+	if (saved) {
+		saved->outer_rsp = vt->outer_rsp;
+		saved->outer_lo = vt->outer_lo;
+		saved->outer_hi = vt->outer_hi;
+	}
+	vt->outer_rsp = 0;
+	vt->outer_lo = lo;
+	vt->outer_hi = hi;
+	vt->outer_rsp = rsp;
+}
+
+/* Stack bytes to copy from RSP: up to the thread's stack top, at most the
+   header's stack_copy, none when RSP is not on the known stack (sigaltstack)
+   since reading further might fault. */
+static uint32_t
+stack_len(struct ring_header *h, const struct ring_thread *t, uint64_t rsp)
+{
+	if (rsp < t->stack_lo || rsp >= t->stack_hi) {
+		stat_add(&h->stats.no_stack);
+		return 0;
+	}
+	uint64_t n = t->stack_hi - rsp;
+	return (uint32_t)(n < h->stack_copy ? n : h->stack_copy);
+}
+
+/* Reserve, fill and commit one record. Waits (trapping) while the ring has
+   no room for it: nothing is ever dropped. */
+static void
+emit(struct ring_header *h, const struct ring_thread *t,
+     const struct stub_frame *f, const struct ring_fn *d, uint16_t kind,
+     uint64_t result, uint32_t slen)
+{
+	uint32_t len = RING_REC_SIZE(slen);
+	uint64_t pos = ring_reserve(h, len);
+	while (!ring_has_room(h, pos, len)) {
+		stat_add(&h->stats.full_traps);
+		trap(RING_TRAP_FULL, pos + len - h->size, pos, len);
+	}
+	struct ring_record *r = ring_record_at(h, pos);
+	uint64_t rsp = (uint64_t)&f->ret;
+	r->kind = kind;
+	r->fn = d->fn;
+	r->tid = t->tid;
+	r->stack_len = slen;
+	r->args[0] = f->arg[0];
+	r->args[1] = f->arg[1];
+	r->args[2] = f->arg[2];
+	r->result = result;
+	r->regs[RING_REG_RIP] = d->entry;
+	r->regs[RING_REG_RSP] = rsp;
+	r->regs[RING_REG_RBP] = f->rbp;
+	r->regs[RING_REG_RBX] = f->rbx;
+	r->regs[RING_REG_R12] = f->r12;
+	r->regs[RING_REG_R13] = f->r13;
+	r->regs[RING_REG_R14] = f->r14;
+	r->regs[RING_REG_R15] = f->r15;
+	copy_bytes(r->stack, (const void *)rsp, slen);
+	ring_commit(r, len);
+}
+
+/* Called by stub_entry with the saved frame; returns what F returns. */
+uint64_t
+stub_call(struct stub_frame *f)
+{
+	struct ring_header *h = stub_ring;
+	const struct ring_fn *d = &h->fns[f->idx];
+	if ((__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_PASS) ||
+	    (d->cls == RING_CLASS_FREE && !f->arg[0]))
+		return call_orig(d, f);
+
+	uint64_t rsp = (uint64_t)&f->ret;
+	struct ring_thread *t = thread_find(h, rsp);
+	if (!t)
+		return call_orig(d, f);
+	if (is_internal(t, f->ret, rsp)) {
+		__asm__ volatile("addq $1, %0" : "+m"(t->internal));
+		return call_orig(d, f);
+	}
+
+	uint32_t slen = stack_len(h, t, rsp);
+	if (d->cls == RING_CLASS_FREE)
+		emit(h, t, f, d, RING_REC_FREE, 0, slen);
+	else if (d->cls == RING_CLASS_REALLOC && f->arg[0])
+		emit(h, t, f, d, RING_REC_REALLOC_BEGIN, 0, 0);
+
+	struct ring_thread saved;
+	outer_set(t, rsp, d->obj_lo, d->obj_hi, &saved);
+	uint64_t rv = call_orig(d, f);
+	outer_set(t, saved.outer_rsp, saved.outer_lo, saved.outer_hi, 0);
+
+	switch (d->cls) {
+	case RING_CLASS_FREE:
+		break;
+	case RING_CLASS_REALLOC:
+		emit(h, t, f, d, RING_REC_REALLOC, rv, slen);
+		break;
+	case RING_CLASS_POSIX_MEMALIGN:
+		emit(h, t, f, d, RING_REC_ALLOC,
+		     rv ? 0 : *(const uint64_t *)f->arg[0], slen);
+		break;
+	default:
+		emit(h, t, f, d, RING_REC_ALLOC, rv, slen);
+		break;
+	}
+	return rv;
+}

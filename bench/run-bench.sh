@@ -32,10 +32,17 @@ median_time() {
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# Peak resident memory, in KiB, of the command (and what it waits for).
+peak_kib() {
+	/usr/bin/time -f '%M' -o "$W/rss" "$@" >/dev/null 2>&1 </dev/null || true
+	tail -1 "$W/rss"
+}
+
 bench_one() {
 	name=$1; shift
 	native=$(median_time "$@")
-	ht=$(median_time "$HT" run -q --time-unit=B --massif-out-file="$W/ht.out" -- "$@")
+	ht=$(median_time "$HT" run -q --backend=inline --time-unit=B --massif-out-file="$W/ht.out" -- "$@")
+	htp=$(median_time "$HT" run -q --backend=ptrace --time-unit=B --massif-out-file="$W/ht.out" -- "$@")
 	"$HT" run --stats=yes -q --time-unit=B --massif-out-file="$W/ht.out" -- "$@" \
 		>/dev/null 2>"$W/stats" </dev/null || true
 	events=$(sed -n 's/.*stats: process [0-9]*: \([0-9]*\) events.*/\1/p' "$W/stats" | head -1)
@@ -49,15 +56,30 @@ bench_one() {
 	else
 		hk=
 	fi
-	printf '%-22s native %7.3fs  heaptrace %6.2fx  massif %6s  heaptrack %6s  events %9s  heaptrace cost/event %s\n' \
+	printf '%-22s native %7.3fs  heaptrace inline %6.2fx  ptrace %7.2fx  massif %6s  heaptrack %6s  events %9s  ptrace cost/event %s\n' \
 		"$name" "$native" "$(echo "$ht / $native" | bc -l)" \
+		"$(echo "$htp / $native" | bc -l)" \
 		"$( [ -n "$ms" ] && printf '%.2fx' "$(echo "$ms / $native" | bc -l)" || echo n/a)" \
 		"$( [ -n "$hk" ] && printf '%.2fx' "$(echo "$hk / $native" | bc -l)" || echo n/a)" \
 		"${events:-?}" \
-		"$( [ -n "${events:-}" ] && [ "${events:-0}" -gt 0 ] && printf '%.1f us' "$(echo "($ht - $native) / $events * 1000000" | bc -l)" || echo n/a)"
+		"$( [ -n "${events:-}" ] && [ "${events:-0}" -gt 0 ] && printf '%.1f us' "$(echo "($htp - $native) / $events * 1000000" | bc -l)" || echo n/a)"
+	if have valgrind; then
+		printf '%-22s peak RSS of the profiler itself: heaptrace %s KiB, massif (valgrind, incl. target) %s KiB\n' \
+			"" "$(peak_kib "$HT" run -q --time-unit=B --massif-out-file="$W/ht.out" -- "$@")" \
+			"$(peak_kib valgrind --tool=massif --time-unit=B --massif-out-file="$W/ms.out" "$@")"
+	fi
 }
 
 echo "heaptrace bench: medians of $RUNS runs, wall time ratio to native ($(nproc) CPUs)"
 bench_one "compute-bound" "$W/compute"
+PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 export PERL_HASH_SEED PERL_PERTURB_KEYS
 bench_one "perl 200k-key hash" perl -e 'my %h; $h{$_} = $_ for 1..200000;'
+# gcc's cc1 at -O2 on a few thousand lines of C (heaptrace's Valgrind
+# allocator model, preprocessed).
+cc1=$(cc -print-prog-name=cc1)
+if [ -x "$cc1" ]; then
+	cat snapshot/extra_valgrind.c |
+		cc -E -I. -D_GNU_SOURCE -x c - > "$W/big.i" 2>/dev/null
+	bench_one "cc1 -O2 ($(wc -l < "$W/big.i") lines)" "$cc1" -fpreprocessed -quiet -O2 "$W/big.i" -o /dev/null
+fi
 "$BUILD/bench/engine_bench" 2000000 | sed 's/^/engine alone: /'

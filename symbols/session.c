@@ -136,6 +136,7 @@ session_alloc(pid_t pid)
 	struct sym_session *ss = ht_xcalloc(1, sizeof(*ss));
 
 	ss->pid = pid;
+	ss->libdw_only = getenv("HT_LIBDW_ONLY") != NULL;
 	ss->uw.page_addr = 1;
 	u64map_init(&ss->frames);
 	u64map_init(&ss->refreshed);

@@ -27,6 +27,10 @@
 #include "tracer/inline/tramp.h"
 
 #define THREAD_CAP 1024
+/* Stack bytes copied per allocation, at most: enough for the frames the
+   tree needs in deep programs, while a shallow stack costs only what it
+   holds (the stub copies up to the stack's top, no further). A small ring
+   caps it at a quarter of the ring. */
 #define STACK_COPY 16384
 #define RECORD_WAIT_NS 2000000ULL /* a thread mid-record finishes quickly */
 
@@ -48,6 +52,13 @@ struct inline_proc {
 	unsigned n_patches;
 	bool broken;          /* the ring was corrupted: events are lost */
 };
+
+static uint32_t
+stack_copy(const struct tracer *t)
+{
+	uint32_t quarter = t->opt->ring_size / 4;
+	return quarter < STACK_COPY ? quarter : STACK_COPY;
+}
 
 /* ---- Mapping the ring into the target ---- */
 
@@ -124,8 +135,8 @@ inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near)
 	if (p->inl)
 		return 0;
 	struct inline_proc *ip = ht_xcalloc(1, sizeof(*ip));
-	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, STACK_COPY,
-				  &ip->ring);
+	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP,
+				  stack_copy(t), &ip->ring);
 	if (!err)
 		err = map_ring_at(p, tid, ip, 0);
 	if (!err)
@@ -380,7 +391,7 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	*ip = *pp;
 	ip->ring = NULL;
 	ip->broken = false;
-	err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, STACK_COPY,
+	err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, stack_copy(t),
 			      &ip->ring);
 	for (unsigned i = 0; !err && i < ip->n_patches; i++) {
 		const struct inline_patch *pa = &ip->patches[i];

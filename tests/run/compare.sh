@@ -19,6 +19,7 @@
 # FLAGS:
 #   --heaptrace PATH    the heaptrace binary (required)
 #   --backend B         heaptrace's --backend (auto, inline, ptrace) [auto]
+#   --heaptrace-option O  one more option for heaptrace only (repeatable)
 #   --compare PATH      massif-compare (required; skip if it does not exist)
 #   --tolerance PCT     compare totals within PCT percent (threaded programs)
 #   --series-only       compare series and peak, not the trees
@@ -39,11 +40,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 profile="$here/profile.py"
 
 heaptrace= compare= tolerance= series_only= ref= ref_env= stdin=/dev/null
+ht_opts=()
 nfiles= expects=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--heaptrace) heaptrace=$2; shift 2 ;;
 	--backend) backend=$2; shift 2 ;;
+	--heaptrace-option) ht_opts+=("$2"); shift 2 ;;
 	--compare) compare=$2; shift 2 ;;
 	--tolerance) tolerance=$2; shift 2 ;;
 	--series-only) series_only=1; shift ;;
@@ -149,7 +152,7 @@ native_st=$?
 ref_st=$?
 (cd "$tmp/got" &&
 	exec timeout -k 5 60 "$heaptrace" run -q --massif-compat=yes \
-		--backend="${backend:-auto}" \
+		--backend="${backend:-auto}" ${ht_opts[@]+"${ht_opts[@]}"} \
 		"${opts[@]}" --massif-out-file=massif.%p -- \
 		"$prog" ${args[@]+"${args[@]}"}) \
 	<"$stdin" >"$tmp/got.out" 2>"$tmp/got.err"

@@ -64,8 +64,9 @@ bench_one() {
 		"${events:-?}" \
 		"$( [ -n "${events:-}" ] && [ "${events:-0}" -gt 0 ] && printf '%.1f us' "$(echo "($htp - $native) / $events * 1000000" | bc -l)" || echo n/a)"
 	if have valgrind; then
-		printf '%-22s peak RSS of the profiler itself: heaptrace %s KiB, massif (valgrind, incl. target) %s KiB\n' \
-			"" "$(peak_kib "$HT" run -q --time-unit=B --massif-out-file="$W/ht.out" -- "$@")" \
+		own=$(sed -n "s/.*heaptrace's own peak RSS \([0-9]*\) KiB.*/\1/p" "$W/stats")
+		printf '%-22s peak RSS: heaptrace (tracer alone) %s KiB, Massif (valgrind and target: one process) %s KiB\n' \
+			"" "${own:-?}" \
 			"$(peak_kib valgrind --tool=massif --time-unit=B --massif-out-file="$W/ms.out" "$@")"
 	fi
 }

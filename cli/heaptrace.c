@@ -4,6 +4,7 @@
    output, 2 the command line was wrong or the command is not available. */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 
 #include "common/err.h"
@@ -67,6 +68,12 @@ cmd_run(struct ht_cmdline *cl)
 	int rc = tracer_run(&cl->opt, cl->prog_argv, &sink, &res, err,
 			    sizeof(err));
 	profiler_free(prof);
+	if (cl->opt.stats) {
+		struct rusage ru;
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			ht_error("stats: heaptrace's own peak RSS %ld KiB",
+				 ru.ru_maxrss);
+	}
 	if (rc) {
 		ht_error("%s", err);
 		return rc == -ENOENT ? 127 : 126;

@@ -95,15 +95,15 @@ void snapshot_clear(struct snap_snapshot *s);
 uint64_t snapshots_cull(struct snap_snapshot *snaps, size_t *n, unsigned max);
 
 /* ---- Block table (blocks.c) ---- */
-/* A live block, stored in the table itself: one cache line holds the
-   address, what the block costs and where it is charged. */
+/* A live block, stored in the table itself. What a probe reads comes
+   first, so that it rarely spans two cache lines. */
 struct block {
 	uint64_t addr;
-	uint64_t req;
-	struct snap_extra_block x;
 	uint32_t leaf;    /* tree node charged with REQ; 0 when ignored */
 	bool used;        /* the table slot holds a block */
 	bool ignored;
+	uint64_t req;
+	struct snap_extra_block x;
 };
 
 /* Open addressing with linear probing and backward-shift deletion (no

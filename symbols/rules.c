@@ -58,7 +58,8 @@ slot_put(struct sym_rules *rc, uint64_t pc, uint32_t rule)
 }
 
 /* Re-insert the slots of OLD (OLD_CAP of them) into RC's table of CAP free
-   slots, leaving out those of lookup pcs in [LO, HI). */
+   slots, leaving out those of lookup pcs in [LO, HI); an empty range
+   keeps them all. */
 static void
 refill(struct sym_rules *rc, struct sym_rule_slot *old, size_t old_cap,
        size_t cap, uint64_t lo, uint64_t hi)
@@ -101,8 +102,8 @@ intern(struct sym_rules *rc, const struct sym_rule *ru)
 	ht_xgrow((void **)&rc->rules, &rc->rules_cap, rc->n_rules + 1,
 		 sizeof(*rc->rules));
 	rc->rules[rc->n_rules] = *ru;
-	/* On a hash collision the first rule keeps the slot; the second is
-	   merely stored twice. */
+	/* On a hash collision the rule met first keeps the entry: the other
+	   is stored all the same, only not shared. */
 	if (fresh)
 		*slot = rc->n_rules;
 	return (uint32_t)rc->n_rules++;
@@ -341,7 +342,7 @@ sym_rules_get(struct sym_session *ss, uint64_t pc)
 	/* At most half full, so that a miss ends at a free slot soon. */
 	if (2 * (rc->count + 1) > rc->cap)
 		refill(rc, rc->slots, rc->cap, rc->cap ? 2 * rc->cap : 1024,
-		       1, 0);
+		       0, 0);
 	slot_put(rc, pc, idx);
 	return &rc->rules[idx];
 }

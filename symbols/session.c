@@ -136,7 +136,6 @@ session_alloc(pid_t pid)
 	struct sym_session *ss = ht_xcalloc(1, sizeof(*ss));
 
 	ss->pid = pid;
-	ss->libdw_only = getenv("HT_LIBDW_ONLY") != NULL;
 	ss->uw.page_addr = 1;
 	u64map_init(&ss->frames);
 	u64map_init(&ss->refreshed);
@@ -187,11 +186,6 @@ sym_session_free(struct sym_session *ss)
 
 	if (!ss)
 		return;
-	if (getenv("HT_UNWIND_LOG")) {
-		FILE *f = fopen(getenv("HT_UNWIND_LOG"), "a");
-		fprintf(f, "pid %d events %lu frames %lu by_libdw %lu fallbacks %lu rules %lu complex %lu\n", ss->pid, (unsigned long)ss->stats.events, (unsigned long)ss->stats.frames, (unsigned long)ss->stats.by_libdw, (unsigned long)ss->stats.fallbacks, (unsigned long)ss->stats.rules, (unsigned long)ss->stats.complex);
-		fclose(f);
-	}
 	/* The Dwfl's process state uses ARCH_ELF, so it goes first. */
 	if (ss->dwfl) {
 		dwfl_getmodules(ss->dwfl, module_free_table, NULL, 0);

@@ -78,7 +78,7 @@ struct sym_rule {
 	uint8_t cfa_ok;    /* CFA holds a rule; else the CFA is unknown */
 	uint8_t n_set;
 	uint8_t cfa_only;  /* every column in SET is CFA-based */
-	uint8_t pad[3];
+	uint8_t pad[3];    /* zero, as all of a rule: compared bytewise */
 	uint32_t same;     /* columns keeping their value, one bit each */
 	struct sym_loc cfa;
 	struct sym_loc set[SYM_NREGS]; /* columns computed, N_SET of them */

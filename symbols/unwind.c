@@ -10,8 +10,6 @@
 
 #include <gelf.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/uio.h>
 
 #include "common/err.h"
@@ -431,23 +429,6 @@ sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
 		break;
 	}
 	ss->stats.frames += uw->n;
-	if (getenv("HT_UNWIND_CHECK") && !ss->libdw_only) {
-		static uint64_t tmp[512], mism, checked;
-		unsigned n = uw->n;
-		memcpy(tmp, pcs, n * 8);
-		ss->libdw_only = true;
-		unwind_event(ss);
-		ss->libdw_only = false;
-		checked++;
-		if (uw->n != n || memcmp(tmp, pcs, n * 8)) {
-			mism++;
-			FILE *f = fopen(getenv("HT_UNWIND_CHECK"), "a");
-			fprintf(f, "MISMATCH pid %d rip %#llx n %u/%u\n", ss->pid, (unsigned long long)cap->regs.rip, n, uw->n);
-			for (unsigned i = 0; i < n || i < uw->n; i++) fprintf(f, "  %#lx %#lx\n", i < n ? (unsigned long)tmp[i] : 0UL, i < uw->n ? (unsigned long)pcs[i] : 0UL);
-			fclose(f);
-		}
-		ss->stats.by_libdw--;
-	}
 	uw->cap = NULL;
 	uw->pcs = NULL;
 	return uw->n;

@@ -27,6 +27,10 @@
 #include "tracer/inline/tramp.h"
 
 #define THREAD_CAP 1024
+/* Rule-table entries (32 bytes each), at most half of them used: lookup
+   pcs met in stacks, a few hundred for perl, thousands for a compiler.
+   When it is full it is emptied and filled again. */
+#define RULE_CAP 65536
 /* Stack bytes copied per allocation, at most: enough for the frames the
    tree needs in deep programs, while a shallow stack costs only what it
    holds (the stub copies up to the stack's top, no further). A small ring
@@ -58,6 +62,19 @@ stack_copy(const struct tracer *t)
 {
 	uint32_t quarter = t->opt->ring_size / 4;
 	return quarter < STACK_COPY ? quarter : STACK_COPY;
+}
+
+/* A ring for one process: stubs walk stacks when the sink can give them
+   rules and a walk as deep as the unwinder's fits, else copy them. */
+static int
+ring_new(const struct tracer *t, struct tracer_ring **out)
+{
+	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, RULE_CAP,
+				  stack_copy(t), out);
+	if (!err && t->sink->stub_rule &&
+	    tracer_ring_walk_set(*out, t->max_pcs) != 0)
+		ht_debug("stacks too deep for the stubs to walk: copied");
+	return err;
 }
 
 /* ---- Mapping the ring into the target ---- */
@@ -135,8 +152,7 @@ inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near)
 	if (p->inl)
 		return 0;
 	struct inline_proc *ip = ht_xcalloc(1, sizeof(*ip));
-	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP,
-				  stack_copy(t), &ip->ring);
+	int err = ring_new(t, &ip->ring);
 	if (!err)
 		err = map_ring_at(p, tid, ip, 0);
 	if (!err)
@@ -250,7 +266,16 @@ deliver(void *arg, const struct tracer_ring_item *it)
 		return 0;
 	struct ht_event ev = it->ev;
 	struct tracer *t = d->t;
-	if (ev.kind == HT_EV_ALLOC || ev.kind == HT_EV_REALLOC) {
+	if ((ev.kind == HT_EV_ALLOC || ev.kind == HT_EV_REALLOC) && it->npcs) {
+		/* Walked in the target: what UNWIND gives, return addresses
+		   minus one as it makes them. */
+		unsigned n = it->npcs < t->max_pcs ? it->npcs : t->max_pcs;
+		t->pcs_scratch[0] = it->pcs[0];
+		for (unsigned i = 1; i < n; i++)
+			t->pcs_scratch[i] = it->pcs[i] - 1;
+		ev.npcs = n;
+		ev.pcs = t->pcs_scratch;
+	} else if (ev.kind == HT_EV_ALLOC || ev.kind == HT_EV_REALLOC) {
 		ev.npcs = t->sink->unwind(t->sink->ctx, d->p->pid, &it->cap,
 					  t->pcs_scratch, t->max_pcs);
 		ev.pcs = t->pcs_scratch;
@@ -317,6 +342,55 @@ stack_bounds(pid_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
 	fclose(f);
 }
 
+/* The sink's rule in the stubs' terms. */
+static void
+ring_rule_from(const struct tracer_stub_rule *sr, struct ring_rule *ru)
+{
+	static const uint8_t how[] = {
+		[TRACER_LOC_UNDEF] = RING_LOC_UNDEF,
+		[TRACER_LOC_SAME] = RING_LOC_SAME,
+		[TRACER_LOC_CFA] = RING_LOC_CFA,
+		[TRACER_LOC_AT_CFA] = RING_LOC_AT_CFA,
+	};
+	*ru = (struct ring_rule){
+		.kind = sr->fp ? RING_RULE_FP : RING_RULE_CFI,
+		.cfa_reg = sr->cfa_rbp ? RING_REG_RBP : RING_REG_RSP,
+		.cfa_off = sr->cfa_off,
+		.rsp = how[sr->rsp.how],
+		.rsp_off = sr->rsp.off,
+		.rbp = how[sr->rbp.how],
+		.rbp_off = sr->rbp.off,
+		.ra = how[sr->ra.how],
+		.ra_off = sr->ra.off,
+	};
+}
+
+/* RING_TRAP_RULE: publish the rule of lookup pc PC (RING_RULE_COPY when the
+   stubs cannot follow it). Returns false when the stub is to copy this
+   record's stack without one. */
+static bool
+rule_trap(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	  uint64_t pc)
+{
+	struct tracer_stub_rule sr;
+	struct ring_rule ru = { .kind = RING_RULE_COPY };
+	/* Before the profile starts the records are dropped anyway. */
+	if (!t->sink->stub_rule || !p->profiling)
+		return false;
+	int err = t->sink->stub_rule(t->sink->ctx, p->pid, pc, &sr);
+	if (err == 0 && sr.rsp.how <= TRACER_LOC_AT_CFA &&
+	    sr.rbp.how <= TRACER_LOC_AT_CFA && sr.ra.how <= TRACER_LOC_AT_CFA)
+		ring_rule_from(&sr, &ru);
+	else if (err != -ENOTSUP)
+		return false;
+	err = tracer_ring_rule_set(ip->ring, pc, &ru);
+	if (err == -ENOSPC) {
+		tracer_ring_rules_reset(ip->ring);
+		err = tracer_ring_rule_set(ip->ring, pc, &ru);
+	}
+	return err == 0;
+}
+
 bool
 inline_on_trap(struct tracer *t, struct tracee *tc,
 	       struct user_regs_struct *regs)
@@ -338,6 +412,11 @@ inline_on_trap(struct tracer *t, struct tracee *tc,
 		}
 	} else if (regs->rax == RING_TRAP_FULL) {
 		inline_drain(t, p, 0);
+	} else if (regs->rax == RING_TRAP_RULE) {
+		if (!rule_trap(t, p, ip, regs->rdi)) {
+			regs->rax = RING_RESUME_COPY;
+			ptrace(PTRACE_SETREGS, tc->tid, NULL, regs);
+		}
 	} else {
 		return false;
 	}
@@ -353,6 +432,45 @@ inline_thread_gone(struct tracer *t, struct tracee *tc)
 		return;
 	inline_drain(t, p, RECORD_WAIT_NS);
 	tracer_ring_thread_remove(p->inl->ring, tc->tcb);
+}
+
+void
+inline_modules_changed(struct tproc *p)
+{
+	if (p->inl)
+		tracer_ring_rules_reset(p->inl->ring);
+}
+
+void
+inline_report(struct tproc *p)
+{
+	if (!p->inl || !p->inl->n_patches)
+		return;
+	struct tracer_ring_stats st;
+	tracer_ring_stats(p->inl->ring, &st);
+	const struct ring_stats *hs = &tracer_ring_header(p->inl->ring)->stats;
+	uint64_t copied = 0;
+	for (int i = 0; i < RING_COPY_N; i++)
+		copied += st.copied[i];
+	ht_error("stats: process %d: inline ring: %llu records, %llu bytes; "
+		 "%llu stacks walked in the target, %llu copied (%llu with "
+		 "walking off, %llu off the thread's stack, %llu at a frame "
+		 "the stub cannot follow, %llu for a read out of bounds, %llu "
+		 "across a rule-table reset); %llu rules published (%llu "
+		 "misses, %llu resets); %llu thread-table misses, %llu waits "
+		 "for room", (int)p->pid,
+		 (unsigned long long)st.records, (unsigned long long)st.bytes,
+		 (unsigned long long)st.walked, (unsigned long long)copied,
+		 (unsigned long long)st.copied[RING_COPY_OFF],
+		 (unsigned long long)st.copied[RING_COPY_NO_STACK],
+		 (unsigned long long)st.copied[RING_COPY_RULE],
+		 (unsigned long long)st.copied[RING_COPY_BOUNDS],
+		 (unsigned long long)st.copied[RING_COPY_RESET],
+		 (unsigned long long)st.rules,
+		 (unsigned long long)hs->rule_traps,
+		 (unsigned long long)st.resets,
+		 (unsigned long long)hs->miss_traps,
+		 (unsigned long long)hs->full_traps);
 }
 
 void
@@ -391,8 +509,7 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	*ip = *pp;
 	ip->ring = NULL;
 	ip->broken = false;
-	err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, stack_copy(t),
-			      &ip->ring);
+	err = ring_new(t, &ip->ring);
 	for (unsigned i = 0; !err && i < ip->n_patches; i++) {
 		const struct inline_patch *pa = &ip->patches[i];
 		err = tracer_ring_fn_set(ip->ring, i, pa->fn, pa->addr,

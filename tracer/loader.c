@@ -348,6 +348,8 @@ loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid)
 		map = next;
 	}
 	p->setup_done = true;
+	if (changed)
+		inline_modules_changed(p);
 	if (changed && p->profiling)
 		t->sink->modules_changed(t->sink->ctx, p->pid);
 	return 0;

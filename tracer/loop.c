@@ -61,6 +61,8 @@ end_profile(struct tracer *t, struct tproc *p)
 		return;
 	p->profiling = false;
 	t->sink->process_end(t->sink->ctx, p->pid, backend_name(p));
+	if (t->opt->stats)
+		inline_report(p);
 }
 
 /* ---- Breakpoint stops ---- */

@@ -202,6 +202,11 @@ void inline_thread_gone(struct tracer *t, struct tracee *tc);
    own at the same address. 0 or -errno. */
 int inline_fork_child(struct tracer *t, struct tproc *parent,
 		      struct tproc *child, pid_t tid);
+/* P's code changed at some addresses (libraries mapped): the stubs' rules
+   are asked for again. */
+void inline_modules_changed(struct tproc *p);
+/* Print P's inline counters (--stats=yes). */
+void inline_report(struct tproc *p);
 /* Free P's inline state (the target's copy goes with its image). */
 void inline_free(struct tproc *p);
 
@@ -224,7 +229,8 @@ void perfcount_thread_start(struct tracer *t, struct tracee *tc);
 void perfcount_thread_end(struct tracee *tc);
 /* Instructions P has executed. */
 uint64_t perfcount_process(struct tracer *t, const struct tproc *p);
-/* The current time of P in the session's unit (ms or instructions). */
+/* The current time of P in the session's unit (ms or instructions); 0 when
+   the unit is bytes, which the engine counts itself. */
 uint64_t tracer_clock(struct tracer *t, const struct tproc *p);
 
 #endif

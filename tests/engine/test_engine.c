@@ -494,7 +494,8 @@ test_begin_failed(void)
 	feed_thread(&fx, TID_A, HT_EV_REALLOC_BEGIN, 0, ADDR_P, 0, PC_F);
 	feed_thread(&fx, TID_A, HT_EV_REALLOC, 0, ADDR_P, 1 << 20, PC_F);
 	CHECK(snap_engine_count(fx.eng) == n, "failed realloc took a snapshot");
-	CHECK(snap_engine_stats(fx.eng).reallocs == 0, "failed realloc counted");
+	CHECK(snap_engine_stats(fx.eng).reallocs == 0,
+	      "failed realloc counted");
 	/* The same without BEGIN, as the ptrace backend would send it. */
 	feed_thread(&fx, TID_A, HT_EV_REALLOC, 0, ADDR_P, 1 << 20, PC_F);
 	CHECK(snap_engine_count(fx.eng) == n, "failed realloc took a snapshot");

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Cost of a call through the stub, against a direct call of the same
-   function: no stack copy, then a 4 KiB one, in a ring of the default
-   8 MiB. Batches of calls are timed; the drain between them is timed
+   function: no stack copy, then a 4 KiB one, then the stack walked (rules
+   from our own CFI, selfrule.h) from a few frames deep and from 20 frames
+   deeper, in a ring of the default 8 MiB. Batches of calls are timed; the drain between them is timed
    apart (in heaptrace it runs on the tracer's CPU). Prints the median and
    best batch; fails only when records go missing. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "selfrule.h"
 #include "stubenv.h"
 #include "tests/check.h"
 
@@ -42,15 +44,25 @@ struct timing {
 	double drain;        /* ns per record, mean */
 };
 
+/* FN(I) called DEPTH frames below the caller. */
+__attribute__((noinline)) static uint64_t
+nest(unsigned depth, uint64_t (*fn)(uint64_t), uint64_t i)
+{
+	if (!depth)
+		return fn(i);
+	uint64_t r = nest(depth - 1, fn, i);
+	return r + 1; /* no tail call */
+}
+
 static struct timing
-run(uint64_t (*fn)(uint64_t), bool ring)
+run(uint64_t (*fn)(uint64_t), bool ring, unsigned depth)
 {
 	static double t[BATCHES];
 	double dsum = 0;
 	for (int b = 0; b < BATCHES; b++) {
 		double t0 = now();
 		for (uint64_t i = 0; i < BATCH; i++)
-			fn(i);
+			nest(depth, fn, i);
 		t[b] = (now() - t0) / BATCH;
 		if (ring) {
 			t0 = now();
@@ -65,8 +77,9 @@ run(uint64_t (*fn)(uint64_t), bool ring)
 				.drain = dsum / BATCHES };
 }
 
+/* Through the stub, copying STACK_COPY bytes, or walking when WALK. */
 static struct timing
-through_stub(uint32_t stack_copy)
+through_stub(uint32_t stack_copy, bool walk, unsigned depth)
 {
 	int err = env_init(8 << 20, stack_copy, BATCH);
 	if (err) {
@@ -75,7 +88,18 @@ through_stub(uint32_t stack_copy)
 	}
 	env_thread_init();
 	env_fn(0, HT_FN_MALLOC, fake_malloc, 0, 0);
-	struct timing tm = run((uint64_t (*)(uint64_t))env.tramp[0], true);
+	if (walk) {
+		env.on_rule = selfrule_get;
+		tracer_ring_walk_set(env.r, 80);
+	}
+	struct timing tm = run((uint64_t (*)(uint64_t))env.tramp[0], true,
+			       depth);
+	struct tracer_ring_stats st;
+	tracer_ring_stats(env.r, &st);
+	CHECK(!walk || (env.h->stats.rule_traps < 100 &&
+			st.walked == (uint64_t)BATCH * BATCHES),
+	      "%llu walked, %llu rule misses", (unsigned long long)st.walked,
+	      (unsigned long long)env.h->stats.rule_traps);
 	env_fini();
 	return tm;
 }
@@ -84,14 +108,20 @@ int
 main(void)
 {
 	uint64_t (*volatile direct)(uint64_t) = fake_malloc;
-	struct timing d = run(direct, false);
-	struct timing s0 = through_stub(0);
-	struct timing s4 = through_stub(4096);
+	struct timing d = run(direct, false, 0);
+	struct timing s0 = through_stub(0, false, 0);
+	struct timing s4 = through_stub(4096, false, 0);
+	struct timing w0 = through_stub(0, selfrule_session() != NULL, 0);
+	struct timing w20 = through_stub(0, selfrule_session() != NULL, 20);
 	printf("ns per call (median, best)    call        drain/record\n");
 	printf("direct                        %5.1f %5.1f\n", d.median, d.best);
 	printf("stub, no stack copy           %5.1f %5.1f %10.1f\n", s0.median,
 	       s0.best, s0.drain);
 	printf("stub, 4 KiB stack copy        %5.1f %5.1f %10.1f\n", s4.median,
 	       s4.best, s4.drain);
+	printf("stub, walking 7 frames        %5.1f %5.1f %10.1f\n", w0.median,
+	       w0.best, w0.drain);
+	printf("stub, walking 27 frames       %5.1f %5.1f %10.1f\n", w20.median,
+	       w20.best, w20.drain);
 	return failures ? 1 : 0;
 }

@@ -126,11 +126,16 @@ collect(void *arg, const struct tracer_ring_item *it)
 	c->stack_len = rec->stack_len;
 	memcpy(c->args, rec->args, sizeof(c->args));
 	c->result = rec->result;
-	memcpy(c->regs, rec->regs, sizeof(c->regs));
+	c->copied = it->copied;
+	c->npcs = it->npcs;
+	memset(c->regs, 0, sizeof(c->regs));
+	if (it->copied)
+		memcpy(c->regs, ring_record_regs((struct ring_record *)rec),
+		       sizeof(c->regs));
 	memset(c->stack_head, 0, sizeof(c->stack_head));
-	memcpy(c->stack_head, rec->stack,
-	       rec->stack_len < sizeof(c->stack_head) ? rec->stack_len
-						       : sizeof(c->stack_head));
+	memcpy(c->stack_head, it->cap.stack,
+	       it->cap.len < sizeof(c->stack_head) ? it->cap.len
+						   : sizeof(c->stack_head));
 	c->has_event = it->has_event;
 	c->ev = it->ev;
 	return 0;
@@ -192,6 +197,34 @@ on_full(greg_t *g)
 }
 
 static void
+on_rule(greg_t *g)
+{
+	uint64_t pc = (uint64_t)g[REG_RDI];
+	struct ring_rule ru;
+	__atomic_fetch_add(&env.rule_stops, 1, __ATOMIC_RELAXED);
+	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	bool ok = env.on_rule && env.on_rule(pc, &ru);
+	int err = ok ? tracer_ring_rule_set(env.r, pc, &ru) : 0;
+	if (err == -ENOSPC) {
+		tracer_ring_rules_reset(env.r);
+		err = tracer_ring_rule_set(env.r, pc, &ru);
+	}
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+	if (!ok || err)
+		g[REG_RAX] = RING_RESUME_COPY;
+}
+
+void
+env_rules_reset(void)
+{
+	while (__atomic_exchange_n(&table_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	tracer_ring_rules_reset(env.r);
+	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void
 on_sigtrap(int sig, siginfo_t *si, void *ctx)
 {
 	(void)sig;
@@ -210,6 +243,9 @@ on_sigtrap(int sig, siginfo_t *si, void *ctx)
 	case RING_TRAP_FULL:
 		on_full(g);
 		break;
+	case RING_TRAP_RULE:
+		on_rule(g);
+		break;
 	default:
 		say("stubenv: SIGTRAP in the blob with an unknown code\n");
 		abort();
@@ -220,7 +256,7 @@ int
 env_init(uint64_t ring_size, uint32_t stack_copy, uint64_t cap)
 {
 	memset(&env, 0, sizeof(env));
-	int err = tracer_ring_new(ring_size, 64, stack_copy, &env.r);
+	int err = tracer_ring_new(ring_size, 64, 1024, stack_copy, &env.r);
 	if (err)
 		return err;
 	env.h = tracer_ring_header(env.r);

@@ -24,11 +24,20 @@ struct env {
 	bool drain_inline;
 	/* Called at the end of every RING_TRAP_FULL stop, when set. */
 	void (*on_full)(void);
+	/* At RING_TRAP_RULE: the rule for lookup pc PC into *OUT (its pc
+	   set by the handler), or false for the stub to copy the stack.
+	   NULL: always false. Called with the table's writer lock held. */
+	bool (*on_rule)(uint64_t pc, struct ring_rule *out);
 	uint64_t full_stops;    /* RING_TRAP_FULL stops handled */
 	uint64_t miss_stops;    /* RING_TRAP_MISS stops handled */
+	uint64_t rule_stops;    /* RING_TRAP_RULE stops handled */
 };
 
 extern struct env env;
+
+/* Empty the rule table, as the one writer of the table (the RULE handlers
+   of all threads take the same lock). */
+void env_rules_reset(void);
 
 /* This thread's identity as the tracer would read it from /proc. When
    KNOWN is false the MISS handler answers RING_RESUME_PASS. */
@@ -40,8 +49,8 @@ struct env_self {
 extern __thread struct env_self env_self;
 
 /* Map the blob for a ring of RING_SIZE bytes copying STACK_COPY stack
-   bytes, install the SIGTRAP handler and size the collector for CAP
-   records. Returns 0, or -errno. */
+   bytes (walking off: see tracer_ring_walk_set), install the SIGTRAP
+   handler and size the collector for CAP records. Returns 0, or -errno. */
 int env_init(uint64_t ring_size, uint32_t stack_copy, uint64_t cap);
 
 /* Undo env_init. */
@@ -63,6 +72,8 @@ struct rec_copy {
 	uint16_t kind, fn;
 	uint32_t tid;
 	uint32_t stack_len;
+	uint8_t copied;         /* enum ring_copy; NONE: no REGS, no stack */
+	uint16_t npcs;
 	uint64_t args[3];
 	uint64_t result;
 	uint64_t regs[RING_NREGS];

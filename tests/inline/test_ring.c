@@ -17,7 +17,7 @@ static struct tracer_ring *
 ring(uint64_t size, uint32_t cap, uint32_t stack_copy)
 {
 	struct tracer_ring *r;
-	int err = tracer_ring_new(size, cap, stack_copy, &r);
+	int err = tracer_ring_new(size, cap, 64, stack_copy, &r);
 	if (err) {
 		fprintf(stderr, "tracer_ring_new: %s\n", strerror(-err));
 		exit(EXIT_HARNESS);
@@ -31,18 +31,19 @@ static struct ring_record *
 produce(struct ring_header *h, uint16_t kind, uint64_t a0, uint32_t slen,
 	bool commit)
 {
-	uint32_t len = RING_REC_SIZE(slen);
+	uint32_t len = ring_rec_size(1, slen, 0);
 	uint64_t pos = ring_reserve(h, len);
 	struct ring_record *r = ring_record_at(h, pos);
 	r->kind = kind;
 	r->fn = kind == RING_REC_FREE ? HT_FN_FREE : HT_FN_MALLOC;
 	r->tid = 42;
 	r->stack_len = slen;
+	r->copied = RING_COPY_OFF;
 	r->args[0] = a0;
 	r->result = a0 + 1;
-	r->regs[RING_REG_RSP] = 0x7ff000;
+	ring_record_regs(r)[RING_REG_RSP] = 0x7ff000;
 	for (uint32_t i = 0; i < slen; i++)
-		r->stack[i] = (uint8_t)(a0 + i);
+		ring_record_stack(r)[i] = (uint8_t)(a0 + i);
 	if (commit)
 		ring_commit(r, len);
 	return r;
@@ -61,11 +62,11 @@ see(void *arg, const struct tracer_ring_item *it)
 	struct seen *s = arg;
 	if (s->stop_at && s->n == s->stop_at)
 		return 7;
-	const struct ring_record *r = it->rec;
+	struct ring_record *r = (struct ring_record *)it->rec;
 	for (uint32_t i = 0; i < r->stack_len; i++)
-		s->bad_stack += r->stack[i] != (uint8_t)(r->args[0] + i);
+		s->bad_stack += it->cap.stack[i] != (uint8_t)(r->args[0] + i);
 	s->bad_stack += it->cap.len != r->stack_len ||
-			it->cap.stack != r->stack ||
+			it->cap.stack != ring_record_stack(r) ||
 			it->cap.stack_addr != 0x7ff000 ||
 			it->cap.regs.rsp != 0x7ff000;
 	if (s->n < 64)
@@ -78,11 +79,15 @@ static void
 test_new(void)
 {
 	struct tracer_ring *r;
-	CHECK(tracer_ring_new(3 << 12, 8, 0, &r) == -EINVAL, "size not 2^n");
-	CHECK(tracer_ring_new(1024, 8, 0, &r) == -EINVAL, "size below a page");
-	CHECK(tracer_ring_new(1 << 16, 4, 0, &r) == -EINVAL, "4 threads");
-	CHECK(tracer_ring_new(1 << 16, 24, 0, &r) == -EINVAL, "24 threads");
-	CHECK(tracer_ring_new(1 << 16, 8, (1 << 14) + 1, &r) == -EINVAL,
+	CHECK(tracer_ring_new(3 << 12, 8, 8, 0, &r) == -EINVAL,
+	      "size not 2^n");
+	CHECK(tracer_ring_new(1024, 8, 8, 0, &r) == -EINVAL,
+	      "size below a page");
+	CHECK(tracer_ring_new(1 << 16, 4, 8, 0, &r) == -EINVAL, "4 threads");
+	CHECK(tracer_ring_new(1 << 16, 24, 8, 0, &r) == -EINVAL, "24 threads");
+	CHECK(tracer_ring_new(1 << 16, 8, 4, 0, &r) == -EINVAL, "4 rules");
+	CHECK(tracer_ring_new(1 << 16, 8, 48, 0, &r) == -EINVAL, "48 rules");
+	CHECK(tracer_ring_new(1 << 16, 8, 8, (1 << 14) + 1, &r) == -EINVAL,
 	      "stack copy above size / 4");
 
 	r = ring(1 << 16, 128, 512);
@@ -93,8 +98,12 @@ test_new(void)
 	CHECK(h->size == 1 << 16 && h->stack_copy == 512 &&
 		      h->thread_cap == 128 && h->thread_shift == 57,
 	      "header fields");
+	CHECK(h->rule_off == RING_HDR_FIXED + 128 * 64 && h->rule_cap == 64 &&
+		      h->rule_shift == 58 && h->walk_max == 0 &&
+		      h->rule_gen == 0,
+	      "rule table fields");
 	CHECK(l.data_off == h->data_off && l.data_off % 4096 == 0 &&
-		      l.data_off >= RING_HDR_FIXED + 128 * 64,
+		      l.data_off >= h->rule_off + 64 * 32,
 	      "data offset %llu", (unsigned long long)l.data_off);
 	CHECK(l.file_len == l.data_off + l.size &&
 		      l.map_len == l.file_len + l.size,
@@ -184,6 +193,122 @@ test_threads(void)
 }
 
 static void
+test_rules(void)
+{
+	struct tracer_ring *r = ring(1 << 16, 8, 0);
+	struct ring_header *h = tracer_ring_header(r);
+	struct ring_rule ru = {
+		.kind = RING_RULE_CFI, .cfa_reg = RING_REG_RSP, .cfa_off = 16,
+		.rsp = RING_LOC_CFA, .rbp = RING_LOC_AT_CFA, .rbp_off = -16,
+		.ra = RING_LOC_AT_CFA, .ra_off = -8,
+	};
+	CHECK(tracer_ring_rule_set(r, 0, &ru) == -EINVAL, "pc 0");
+	CHECK(tracer_ring_walk_set(r, RING_MAX_PCS + 1) == -EINVAL,
+	      "walk deeper than a record holds");
+	CHECK(tracer_ring_walk_set(r, 80) == 0 && h->walk_max == 80,
+	      "walk set");
+	for (uint64_t i = 0; i < 32; i++) {
+		ru.cfa_off = (int32_t)i;
+		CHECK(tracer_ring_rule_set(r, 0x401000 + i * 7, &ru) == 0,
+		      "rule %llu", (unsigned long long)i);
+	}
+	ru.cfa_off = 99;
+	CHECK(tracer_ring_rule_set(r, 0x401000, &ru) == 0 &&
+		      ring_rule_lookup(h, 0x401000)->cfa_off == 0,
+	      "an entry, once there, stays as it is");
+	CHECK(tracer_ring_rule_set(r, 0x500000, &ru) == -ENOSPC,
+	      "half full is full");
+	for (uint64_t i = 0; i < 32; i++) {
+		const struct ring_rule *e = ring_rule_lookup(h, 0x401000 + i * 7);
+		CHECK(e && e->cfa_off == (int32_t)i && e->kind == RING_RULE_CFI &&
+			      e->rbp == RING_LOC_AT_CFA && e->rbp_off == -16 &&
+			      e->ra_off == -8,
+		      "lookup %llu", (unsigned long long)i);
+	}
+	CHECK(!ring_rule_lookup(h, 0x500000), "absent");
+	tracer_ring_rules_reset(r);
+	CHECK(h->rule_gen == 2 && !ring_rule_lookup(h, 0x401000),
+	      "reset: generation %llu", (unsigned long long)h->rule_gen);
+	CHECK(tracer_ring_rule_set(r, 0x500000, &ru) == 0 &&
+		      ring_rule_lookup(h, 0x500000),
+	      "room again");
+	tracer_ring_rules_reset(r);
+	tracer_ring_rules_reset(r);
+	struct tracer_ring_stats st;
+	tracer_ring_stats(r, &st);
+	CHECK(st.rules == 33 && st.resets == 2 && h->rule_gen == 4,
+	      "%llu rules, %llu resets (an empty table is not reset)",
+	      (unsigned long long)st.rules, (unsigned long long)st.resets);
+	tracer_ring_free(r);
+
+	/* A tiny ring cannot take records of 256 addresses. */
+	r = ring(4096, 8, 0);
+	CHECK(tracer_ring_walk_set(r, 256) == -EINVAL &&
+		      tracer_ring_walk_set(r, 80) == 0,
+	      "walk bounded by the ring");
+	tracer_ring_free(r);
+}
+
+/* Records with addresses, as a walking stub writes them. */
+static int
+see_pcs(void *arg, const struct tracer_ring_item *it)
+{
+	unsigned *bad = arg;
+	const struct ring_record *rec = it->rec;
+	*bad += it->npcs != rec->npcs || it->copied != rec->copied ||
+		it->cap.len != rec->stack_len;
+	for (unsigned i = 0; i < it->npcs; i++)
+		*bad += it->pcs[i] != rec->args[0] + i;
+	for (unsigned i = 0; i < rec->stack_len; i++)
+		*bad += it->cap.stack[i] != (uint8_t)i;
+	return 0;
+}
+
+static void
+test_drain_pcs(void)
+{
+	struct tracer_ring *r = ring(4096, 8, 1024);
+	struct ring_header *h = tracer_ring_header(r);
+	unsigned bad = 0;
+	for (uint32_t i = 0; i < 50; i++) {
+		uint32_t npcs = i % 7, slen = npcs ? 0 : i % 13;
+		uint8_t copied = npcs ? RING_COPY_NONE : RING_COPY_BOUNDS;
+		uint32_t len = ring_rec_size(copied, slen, npcs);
+		struct ring_record *rec = ring_record_at(h, ring_reserve(h, len));
+		rec->kind = RING_REC_ALLOC;
+		rec->fn = HT_FN_MALLOC;
+		rec->args[0] = 0x1000 * i;
+		rec->result = 1;
+		rec->stack_len = slen;
+		rec->npcs = (uint16_t)npcs;
+		rec->copied = copied;
+		for (uint32_t k = 0; k < slen; k++)
+			ring_record_stack(rec)[k] = (uint8_t)k;
+		for (uint32_t k = 0; k < npcs; k++)
+			ring_record_pcs(rec)[k] = 0x1000 * i + k;
+		ring_commit(rec, len);
+		CHECK(tracer_ring_drain(r, 0, see_pcs, &bad) == 1,
+		      "record %u", i);
+	}
+	CHECK(!bad, "%u bad fields", bad);
+	struct tracer_ring_stats st;
+	tracer_ring_stats(r, &st);
+	CHECK(st.walked == 42 && st.copied[RING_COPY_BOUNDS] == 8,
+	      "walked %llu, copied %llu", (unsigned long long)st.walked,
+	      (unsigned long long)st.copied[RING_COPY_BOUNDS]);
+
+	/* More addresses than a record may hold. */
+	uint32_t len = ring_rec_size(0, 0, RING_MAX_PCS + 1);
+	struct ring_record *rec = ring_record_at(h, ring_reserve(h, len));
+	rec->kind = RING_REC_ALLOC;
+	rec->npcs = RING_MAX_PCS + 1;
+	ring_commit(rec, len);
+	CHECK(tracer_ring_drain(r, 0, see_pcs, &bad) == -HT_E_FORMAT,
+	      "too many addresses refused");
+	tracer_ring_free(r);
+}
+
+static void
 test_drain(void)
 {
 	struct tracer_ring *r = ring(4096, 8, 1024);
@@ -195,13 +320,13 @@ test_drain(void)
 	produce(h, RING_REC_FREE, 3, 5, true);
 	CHECK(tracer_ring_drain(r, 0, see, &s) == 1 && s.a0[0] == 1,
 	      "stops at the uncommitted record");
-	CHECK(h->tail == RING_REC_SIZE(16), "tail after one record");
+	CHECK(h->tail == ring_rec_size(1, 16, 0), "tail after one record");
 	CHECK(tracer_ring_drain(r, 2000000, see, &s) == 0, "timed out");
 	struct tracer_ring_stats st;
 	tracer_ring_stats(r, &st);
 	CHECK(st.waits == 2 && st.sleeps > 0, "waits %llu sleeps %llu",
 	      (unsigned long long)st.waits, (unsigned long long)st.sleeps);
-	ring_commit(late, RING_REC_SIZE(0));
+	ring_commit(late, ring_rec_size(1, 0, 0));
 	CHECK(tracer_ring_drain(r, 0, see, &s) == 2 && s.a0[1] == 2 &&
 		      s.a0[2] == 3,
 	      "then the rest, in order");
@@ -237,7 +362,7 @@ test_drain(void)
 
 	/* A record the stub cannot have written. */
 	struct ring_record *bad = produce(h, RING_REC_ALLOC, 9, 8, false);
-	ring_commit(bad, RING_REC_SIZE(16));
+	ring_commit(bad, ring_rec_size(1, 16, 0));
 	CHECK(tracer_ring_drain(r, 0, see, &s) == -HT_E_FORMAT,
 	      "corrupt record refused");
 	tracer_ring_free(r);
@@ -376,7 +501,9 @@ main(void)
 {
 	test_new();
 	test_threads();
+	test_rules();
 	test_drain();
+	test_drain_pcs();
 	test_events();
 	test_fns();
 	test_tramp();

@@ -250,11 +250,19 @@ test_kinds(void)
 		      i, (unsigned long long)r->result);
 		CHECK(r->has_event == want[i].has_event, "record %u: event", i);
 		CHECK(r->tid == tid, "record %u: tid %u", i, r->tid);
+		if (r->kind == RING_REC_REALLOC_BEGIN ||
+		    r->kind == RING_REC_FREE) {
+			/* Entry records carry no stack. */
+			CHECK(!r->copied && !r->stack_len && !r->npcs,
+			      "record %u: no stack", i);
+			continue;
+		}
+		CHECK(r->copied == RING_COPY_OFF && !r->npcs,
+		      "record %u: copied as walking is off", i);
 		CHECK(r->regs[RING_REG_RIP] == (uint64_t)entry[i],
 		      "record %u: rip", i);
 		uint64_t rsp = r->regs[RING_REG_RSP];
-		uint64_t expect = r->kind == RING_REC_REALLOC_BEGIN ? 0
-				  : env_self.stack_hi - rsp < 256
+		uint64_t expect = env_self.stack_hi - rsp < 256
 					  ? env_self.stack_hi - rsp
 					  : 256;
 		CHECK(r->stack_len == expect, "record %u: %u stack bytes", i,
@@ -298,6 +306,14 @@ check_regs_call(unsigned idx, uint64_t a0, uint64_t a1, unsigned nrec,
 	      (unsigned long long)coll.n);
 	for (unsigned i = 0; i < coll.n; i++) {
 		const struct rec_copy *r = rec(i);
+		CHECK(r->args[0] == a0 && r->args[1] == a1,
+		      "fn %u record %u: arguments", idx, i);
+		if (r->kind == RING_REC_REALLOC_BEGIN ||
+		    r->kind == RING_REC_FREE) {
+			CHECK(!r->copied && r->stack_len == 0,
+			      "fn %u: no stack wanted", idx);
+			continue;
+		}
 		CHECK(r->regs[RING_REG_RSP] == c.entry_rsp, "fn %u: rsp", idx);
 		CHECK(r->regs[RING_REG_RBX] == c.in[0] &&
 			      r->regs[RING_REG_RBP] == c.in[1] &&
@@ -306,10 +322,6 @@ check_regs_call(unsigned idx, uint64_t a0, uint64_t a1, unsigned nrec,
 			      r->regs[RING_REG_R14] == c.in[4] &&
 			      r->regs[RING_REG_R15] == c.in[5],
 		      "fn %u record %u: entry registers", idx, i);
-		CHECK(r->args[0] == a0 && r->args[1] == a1,
-		      "fn %u record %u: arguments", idx, i);
-		if (r->kind == RING_REC_REALLOC_BEGIN)
-			continue;
 		CHECK(r->stack_len == 256, "fn %u: %u stack bytes", idx,
 		      r->stack_len);
 		CHECK(r->stack_head[0] == (uint64_t)call_with_regs_ret &&

@@ -637,8 +637,6 @@ bench(const char *prog, const char *arg)
 	const char *lines[HT_MAX_INLINE];
 	double t0, t1, fast, libdw, fast_first, libdw_first;
 	unsigned n = 0, ns = 0, rounds = 20000;
-	if (getenv("HT_BENCH_ROUNDS"))
-		rounds = (unsigned)atoi(getenv("HT_BENCH_ROUNDS"));
 
 	stop_and_unwind_arg(&t, prog, arg, false);
 	t0 = now_us();

@@ -19,6 +19,7 @@ struct tracer_ring {
 	int fd;
 	uint64_t map_len;
 	uint64_t file_len;
+	uint32_t rule_count;   /* entries in the rule table */
 	struct tracer_ring_stats st;
 };
 
@@ -58,16 +59,19 @@ map_ring(struct tracer_ring *r, uint64_t data_off, uint64_t size)
 }
 
 int
-tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t stack_copy,
-		struct tracer_ring **out)
+tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
+		uint32_t stack_copy, struct tracer_ring **out)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (!is_pow2(size) || size < page || size > (1ULL << 40) ||
 	    !is_pow2(thread_cap) || thread_cap < 8 || thread_cap > (1u << 20) ||
+	    !is_pow2(rule_cap) || rule_cap < 8 || rule_cap > (1u << 24) ||
 	    stack_copy > size / 4)
 		return -EINVAL;
-	uint64_t data_off = RING_HDR_FIXED +
+	uint64_t rule_off = RING_HDR_FIXED +
 			    (uint64_t)thread_cap * sizeof(struct ring_thread);
+	uint64_t data_off = rule_off +
+			    (uint64_t)rule_cap * sizeof(struct ring_rule);
 	data_off = (data_off + page - 1) & ~(page - 1);
 
 	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
@@ -93,6 +97,9 @@ tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t stack_copy,
 	h->stack_copy = stack_copy;
 	h->thread_cap = thread_cap;
 	h->thread_shift = 64 - (uint32_t)__builtin_ctz(thread_cap);
+	h->rule_off = rule_off;
+	h->rule_cap = rule_cap;
+	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
 	return 0;
@@ -236,6 +243,66 @@ tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
 	}
 }
 
+int
+tracer_ring_walk_set(struct tracer_ring *r, uint32_t max)
+{
+	if (max > RING_MAX_PCS ||
+	    ring_rec_size(0, 0, max) > r->h->size / 4)
+		return -EINVAL;
+	r->h->walk_max = max;
+	return 0;
+}
+
+int
+tracer_ring_rule_set(struct tracer_ring *r, uint64_t pc,
+		     const struct ring_rule *rule)
+{
+	struct ring_header *h = r->h;
+	if (pc == 0)
+		return -EINVAL;
+	if (ring_rule_lookup(h, pc))
+		return 0;
+	/* At most half full, so that a miss ends at an empty entry soon. */
+	if (r->rule_count + 1 > h->rule_cap / 2)
+		return -ENOSPC;
+	struct ring_rule *all = ring_rules(h);
+	uint32_t mask = h->rule_cap - 1;
+	uint32_t i = ring_rule_hash(h, pc);
+	while (all[i].pc)
+		i = (i + 1) & mask;
+	struct ring_rule *e = &all[i];
+	e->cfa_off = rule->cfa_off;
+	e->rsp_off = rule->rsp_off;
+	e->rbp_off = rule->rbp_off;
+	e->ra_off = rule->ra_off;
+	e->kind = rule->kind;
+	e->cfa_reg = rule->cfa_reg;
+	e->rsp = rule->rsp;
+	e->rbp = rule->rbp;
+	e->ra = rule->ra;
+	/* Stubs match the key only once the rest is in place. */
+	__atomic_store_n(&e->pc, pc, __ATOMIC_RELEASE);
+	r->rule_count++;
+	r->st.rules++;
+	return 0;
+}
+
+void
+tracer_ring_rules_reset(struct tracer_ring *r)
+{
+	struct ring_header *h = r->h;
+	if (!r->rule_count)
+		return;
+	/* A seqlock's writer: a walk that read any entry while they were
+	   being zeroed sees RULE_GEN odd or changed at its end. */
+	__atomic_store_n(&h->rule_gen, h->rule_gen + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memset(ring_rules(h), 0, (size_t)h->rule_cap * sizeof(struct ring_rule));
+	__atomic_store_n(&h->rule_gen, h->rule_gen + 1, __ATOMIC_RELEASE);
+	r->rule_count = 0;
+	r->st.resets++;
+}
+
 bool
 tracer_ring_record_event(const struct ring_record *rec, struct ht_event *ev)
 {
@@ -307,27 +374,35 @@ record_valid(const struct ring_header *h, const struct ring_record *rec,
 	     uint32_t len)
 {
 	return len <= h->size && rec->stack_len <= h->stack_copy &&
-	       len == RING_REC_SIZE(rec->stack_len) &&
+	       rec->npcs <= RING_MAX_PCS &&
+	       len == ring_rec_size(rec->copied, rec->stack_len, rec->npcs) &&
 	       rec->kind >= RING_REC_ALLOC && rec->kind <= RING_REC_REALLOC &&
-	       rec->fn < HT_FN_COUNT;
+	       rec->copied < RING_COPY_N && rec->fn < HT_FN_COUNT;
 }
 
 static void
-item_fill(struct tracer_ring_item *it, const struct ring_record *rec)
+item_fill(struct tracer_ring_item *it, struct ring_record *rec)
 {
 	memset(it, 0, sizeof(*it));
 	it->rec = rec;
+	/* Read once: the target could scribble over the record meanwhile. */
+	it->npcs = rec->npcs <= RING_MAX_PCS ? rec->npcs : 0;
+	it->copied = rec->copied < RING_COPY_N ? rec->copied : RING_COPY_NONE;
+	it->pcs = ring_record_pcs(rec);
 	it->has_event = tracer_ring_record_event(rec, &it->ev);
+	if (!it->copied)
+		return;
+	const uint64_t *r = ring_record_regs(rec);
 	struct user_regs_struct *regs = &it->cap.regs;
-	regs->rip = rec->regs[RING_REG_RIP];
-	regs->rsp = rec->regs[RING_REG_RSP];
-	regs->rbp = rec->regs[RING_REG_RBP];
-	regs->rbx = rec->regs[RING_REG_RBX];
-	regs->r12 = rec->regs[RING_REG_R12];
-	regs->r13 = rec->regs[RING_REG_R13];
-	regs->r14 = rec->regs[RING_REG_R14];
-	regs->r15 = rec->regs[RING_REG_R15];
-	it->cap.stack = rec->stack;
+	regs->rip = r[RING_REG_RIP];
+	regs->rsp = r[RING_REG_RSP];
+	regs->rbp = r[RING_REG_RBP];
+	regs->rbx = r[RING_REG_RBX];
+	regs->r12 = r[RING_REG_R12];
+	regs->r13 = r[RING_REG_R13];
+	regs->r14 = r[RING_REG_R14];
+	regs->r15 = r[RING_REG_R15];
+	it->cap.stack = ring_record_stack(rec);
 	it->cap.len = rec->stack_len;
 	it->cap.stack_addr = regs->rsp;
 }
@@ -395,6 +470,13 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 		int ret = fn(arg, &it);
 		if (ret)
 			return ret;
+		if (it.rec->kind == RING_REC_ALLOC ||
+		    it.rec->kind == RING_REC_REALLOC) {
+			if (it.npcs)
+				r->st.walked++;
+			else
+				r->st.copied[it.copied]++;
+		}
 		ring_advance(h, tail, len);
 		tail += len;
 		r->st.records++;

@@ -25,15 +25,21 @@ struct tracer_ring_stats {
 	uint64_t max_fill; /* most bytes seen between tail and head */
 	uint64_t internal; /* internal calls of removed threads (live ones
 			      are in their table entries) */
+	uint64_t walked;   /* allocation records with addresses */
+	uint64_t copied[RING_COPY_N]; /* ... with a stack copy instead, by
+					 reason (enum ring_copy; NONE: 0) */
+	uint64_t rules;    /* rule-table entries added */
+	uint64_t resets;   /* times the rule table was emptied */
 };
 
 /* Create a ring of SIZE data bytes (a power of two, at least a page), a
-   thread table of THREAD_CAP entries (a power of two, at least 8) and
-   STACK_COPY stack bytes per record (at most SIZE / 4), backed by a memfd
-   and mapped (and populated) here as the target will map it. Returns 0
-   and *OUT, or -EINVAL, or -errno. */
-int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t stack_copy,
-		    struct tracer_ring **out);
+   thread table of THREAD_CAP entries and a rule table of RULE_CAP (both
+   powers of two, at least 8) and STACK_COPY stack bytes per copied stack
+   (at most SIZE / 4), backed by a memfd and mapped (and populated) here as
+   the target will map it. Stubs copy stacks until tracer_ring_walk_set.
+   Returns 0 and *OUT, or -EINVAL, or -errno. */
+int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
+		    uint32_t stack_copy, struct tracer_ring **out);
 
 /* Unmap and close R. NULL is a no-op. */
 void tracer_ring_free(struct tracer_ring *r);
@@ -79,6 +85,24 @@ int tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
    it is not there. */
 void tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb);
 
+/* Have stubs walk stacks, recording at most MAX addresses each (at most
+   RING_MAX_PCS, and a record of that many must fit in a quarter of the
+   ring), or copy them (MAX 0). Before any patch goes in. Returns 0 or
+   -EINVAL. */
+int tracer_ring_walk_set(struct tracer_ring *r, uint32_t max);
+
+/* Add the rule for lookup pc PC (not 0), RULE's other fields, to the rule
+   table; a no-op when PC has one. While stubs run, like the thread table;
+   one writer at a time. Returns 0, -EINVAL, or -ENOSPC when the table is
+   as full as it may get (tracer_ring_rules_reset, then add again). */
+int tracer_ring_rule_set(struct tracer_ring *r, uint64_t pc,
+			 const struct ring_rule *rule);
+
+/* Empty the rule table (the code at some addresses may have changed), so
+   that stubs ask again. Stubs in the middle of a walk see the change and
+   copy their stack instead. */
+void tracer_ring_rules_reset(struct tracer_ring *r);
+
 /* One consumed record, as the drain callback sees it. Everything is
    borrowed until the callback returns. */
 struct tracer_ring_item {
@@ -86,8 +110,14 @@ struct tracer_ring_item {
 	bool has_event;        /* EV is to be reported; false for a failed
 				  allocation and REALLOC_BEGIN of NULL */
 	struct ht_event ev;    /* tid, kind, fn, sizes; time and pcs unset */
-	struct tracer_capture cap; /* regs at F's entry (rip, rsp, rbp, rbx,
-				      r12-r15; the rest 0) and the stack */
+	struct tracer_capture cap; /* when COPIED: regs at F's entry (rip,
+				      rsp, rbp, rbx, r12-r15; the rest 0)
+				      and the stack; else all 0 */
+	const uint64_t *pcs;   /* the record's addresses: F's entry, then
+				  return addresses (not minus one) */
+	unsigned npcs;         /* 0: unwind CAP instead */
+	enum ring_copy copied; /* why CAP holds a copy; RING_COPY_NONE: it
+				  does not */
 };
 
 /* Called for each record in ring order. A nonzero return stops the drain

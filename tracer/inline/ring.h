@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 1
+#define RING_VERSION 2
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing */
@@ -69,13 +69,15 @@ struct ring_stats {
 	uint64_t miss_traps; /* thread-table misses */
 	uint64_t full_traps; /* waits for room */
 	uint64_t no_stack;   /* rsp outside the thread's stack bounds */
-	uint64_t pad[5];
+	uint64_t rule_traps; /* rule-table misses */
+	uint64_t pad[4];
 };
 
 /* The header region. The tracer fills everything but HEAD and STATS
    before any patch goes in; the stubs then only touch HEAD, STATS and
    their thread's OUTER_* and INTERNAL. HEAD and TAIL have lines of their
-   own: producers hammer one, the consumer the other. */
+   own: producers hammer one, the consumer the other. The rule table's
+   entries and RULE_GEN change while stubs run (see struct ring_rule). */
 struct ring_header {
 	uint64_t magic;         /* RING_MAGIC */
 	uint32_t version;       /* RING_VERSION */
@@ -92,7 +94,16 @@ struct ring_header {
 	uint64_t pad2[7];
 	struct ring_stats stats;
 	struct ring_fn fns[RING_MAX_FNS];
-	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED */
+	uint64_t rule_off;      /* offset of the rule table from the header */
+	uint32_t rule_cap;      /* rule-table entries, a power of two */
+	uint32_t rule_shift;    /* 64 - log2(rule_cap) */
+	uint32_t walk_max;      /* most addresses a stub records per stack;
+				   0: stubs copy stacks instead of walking */
+	uint32_t pad3;
+	uint64_t rule_gen;      /* even; odd while the tracer empties the
+				   rule table, bumped before and after */
+	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
+	   struct ring_rule rules[rule_cap] at RULE_OFF */
 };
 
 _Static_assert(__builtin_offsetof(struct ring_header, head) == 64,
@@ -107,6 +118,53 @@ _Static_assert(sizeof(struct ring_fn) == 64, "one line per descriptor");
 _Static_assert(sizeof(struct ring_thread) == 64, "one line per thread");
 _Static_assert(sizeof(struct ring_header) <= RING_HDR_FIXED,
 	       "header fits before the thread table");
+
+/* How a frame's caller finds its rsp, rbp or return address: the rules
+   the stubs follow. CFA is the frame's canonical frame address. */
+enum ring_loc {
+	RING_LOC_UNDEF,  /* unknown in the caller */
+	RING_LOC_SAME,   /* the frame's own value (and whether it is known) */
+	RING_LOC_CFA,    /* CFA + off */
+	RING_LOC_AT_CFA, /* the word at CFA + off */
+};
+
+/* ring_rule.kind */
+enum ring_rule_kind {
+	RING_RULE_COPY, /* the stub cannot follow this frame: it copies the
+			   stack instead, for the tracer to unwind */
+	RING_RULE_CFI,  /* CFA = CFA_REG + CFA_OFF, then RSP, RBP, RA */
+	RING_RULE_FP,   /* no CFI: the frame-pointer step (rbp chain) */
+};
+
+/* The unwinding rule of one lookup pc (a frame's pc for the innermost
+   frame, return address - 1 for the others), compiled by the tracer from
+   the CFI on the stub's RING_TRAP_RULE. Open addressing with linear probing
+   from ring_rule_hash(); the tracer writes an entry's fields, then PC
+   (release), and entries are only ever added, except when the tracer
+   empties the whole table: it makes RULE_GEN odd, zeroes the entries and
+   makes RULE_GEN even again, so a stub that saw RULE_GEN change during a
+   walk (or odd) does not trust it. Every field is read with bounds in
+   mind: a rule torn by a reset may send a walk anywhere, but its reads
+   stay inside the thread's stack and its result is thrown away. */
+struct ring_rule {
+	uint64_t pc;       /* 0: empty */
+	int32_t cfa_off;
+	int32_t rsp_off;   /* for RSP when RING_LOC_CFA or RING_LOC_AT_CFA */
+	int32_t rbp_off;
+	int32_t ra_off;
+	uint8_t kind;      /* enum ring_rule_kind */
+	uint8_t cfa_reg;   /* RING_REG_RSP or RING_REG_RBP */
+	uint8_t rsp;       /* enum ring_loc: the caller's rsp, */
+	uint8_t rbp;       /* rbp */
+	uint8_t ra;        /* and return address (its pc) */
+	uint8_t pad[3];
+};
+
+_Static_assert(sizeof(struct ring_rule) == 32, "two rules per line");
+
+/* Most addresses a record holds: --depth's maximum (200) plus the
+   tracer's margin fits. */
+#define RING_MAX_PCS 256
 
 /* ring_record.kind */
 enum ring_rec_kind {
@@ -130,26 +188,80 @@ enum ring_reg {
 	RING_NREGS
 };
 
+/* ring_record.copied: why an ALLOC or REALLOC record holds a copy of the
+   stack rather than its addresses. */
+enum ring_copy {
+	RING_COPY_NONE,     /* not copied: NPCS addresses (or no stack wanted,
+			       in FREE and REALLOC_BEGIN records) */
+	RING_COPY_OFF,      /* walking is off (walk_max 0) */
+	RING_COPY_NO_STACK, /* rsp outside the thread's stack: no bytes */
+	RING_COPY_RULE,     /* a frame's rule is RING_RULE_COPY, or the
+			       tracer had none for it */
+	RING_COPY_BOUNDS,   /* a rule read outside [rsp, stack_hi) */
+	RING_COPY_RESET,    /* the rule table was emptied during the walk */
+	RING_COPY_N
+};
+
 /* One record in the data area, at (position mod size), 8-byte aligned,
-   RING_REC_SIZE(stack_len) bytes. */
+   ring_rec_size() bytes: this header, then what the record carries, each
+   part 8-byte aligned:
+     regs[RING_NREGS]   F's entry registers (enum ring_reg), in records
+                        that copied the stack (COPIED != RING_COPY_NONE)
+     stack[STACK_LEN]   the copy, from regs[RING_REG_RSP] upward
+     pcs[NPCS]          the addresses walked
+   Records carry no more than the tracer needs: entry records (FREE,
+   REALLOC_BEGIN) the header alone, walked ones their addresses. */
 struct ring_record {
 	uint32_t commit;    /* 0 until complete; then the record's size,
 			       stored last with release semantics */
 	uint16_t kind;      /* enum ring_rec_kind */
 	uint16_t fn;        /* enum ht_alloc_fn */
 	uint32_t tid;
-	uint32_t stack_len; /* bytes in STACK */
+	uint32_t stack_len; /* bytes in the stack copy */
+	uint16_t npcs;      /* F's entry, then the return addresses of the
+			       frames above it, as the tracer's unwinder
+			       finds them; 0 when the stack was copied */
+	uint8_t copied;     /* enum ring_copy */
+	uint8_t pad0;
+	uint32_t pad1;
 	uint64_t args[3];   /* rdi, rsi, rdx at entry */
 	uint64_t result;    /* rax at return; for posix_memalign *memptr when
 			       it returned 0, else 0; 0 at entry records */
-	uint64_t regs[RING_NREGS];
-	uint8_t stack[];    /* copied from regs[RING_REG_RSP] upward */
+	uint64_t data[];    /* regs, stack, pcs, as above */
 };
 
-_Static_assert(sizeof(struct ring_record) == 112, "record header size");
+_Static_assert(sizeof(struct ring_record) == 56, "record header size");
 
-#define RING_REC_SIZE(stack_len) \
-	((uint32_t)((sizeof(struct ring_record) + (stack_len) + 7) & ~7ULL))
+/* The size of a record with the registers when REGS, STACK_LEN stack bytes
+   and NPCS addresses. */
+static inline uint32_t
+ring_rec_size(int regs, uint32_t stack_len, uint32_t npcs)
+{
+	return (uint32_t)sizeof(struct ring_record) +
+	       (regs ? RING_NREGS * 8u : 0) + ((stack_len + 7) & ~7u) +
+	       npcs * 8u;
+}
+
+/* REC's registers (copied records only), stack copy and addresses. */
+static inline uint64_t *
+ring_record_regs(struct ring_record *rec)
+{
+	return rec->data;
+}
+
+static inline uint8_t *
+ring_record_stack(struct ring_record *rec)
+{
+	return (uint8_t *)(void *)(rec->data +
+				   (rec->copied ? RING_NREGS : 0));
+}
+
+static inline uint64_t *
+ring_record_pcs(struct ring_record *rec)
+{
+	return (uint64_t *)(void *)(ring_record_stack(rec) +
+				    ((rec->stack_len + 7) & ~7u));
+}
 
 /* The stub's int3 points. At each, rax holds the code below and the
    thread is to be resumed at the next instruction (PTRACE_CONT, no signal;
@@ -161,6 +273,10 @@ _Static_assert(sizeof(struct ring_record) == 112, "record header size");
      entry. The tracer inserts {tcb = rdi, the thread's tid, the bounds of
      the stack mapping holding rsi} and resumes: the stub looks again. Or it
      sets rax = RING_RESUME_PASS: this call is then made unrecorded.
+   RING_TRAP_RULE: the rule table has no entry for lookup pc rdi (a frame
+     of the stack a stub walks for a record; never 0). The tracer adds one (RING_RULE_COPY when the stub cannot
+     follow that frame) and resumes: the stub looks again. Or it sets rax
+     = RING_RESUME_COPY: this record's stack is then copied.
    RING_TRAP_FULL: a reserved record does not fit yet. rdi = the tail the
      record needs (position + size - ring size), rsi = its position, rdx =
      its size. The tracer consumes until tail >= rdi and resumes; resuming
@@ -169,7 +285,9 @@ _Static_assert(sizeof(struct ring_record) == 112, "record header size");
      drain what is committed, let other threads run, retry. */
 #define RING_TRAP_MISS 0x6874000000000001ULL
 #define RING_TRAP_FULL 0x6874000000000002ULL
+#define RING_TRAP_RULE 0x6874000000000003ULL
 #define RING_RESUME_PASS 0
+#define RING_RESUME_COPY 0
 
 static inline struct ring_thread *
 ring_threads(struct ring_header *h)
@@ -196,6 +314,36 @@ ring_thread_lookup(struct ring_header *h, uint64_t tcb)
 		uint64_t key = __atomic_load_n(&t[i].tcb, __ATOMIC_ACQUIRE);
 		if (key == tcb)
 			return &t[i];
+		if (key == 0)
+			break;
+	}
+	return 0;
+}
+
+static inline struct ring_rule *
+ring_rules(struct ring_header *h)
+{
+	return (struct ring_rule *)((uint8_t *)h + h->rule_off);
+}
+
+static inline uint32_t
+ring_rule_hash(const struct ring_header *h, uint64_t pc)
+{
+	return (uint32_t)((pc * 0x9e3779b97f4a7c15ULL) >> h->rule_shift);
+}
+
+/* The entry for lookup pc PC, or 0. Safe while the tracer adds entries;
+   while it empties the table the entry found may be torn (RULE_GEN tells). */
+static inline const struct ring_rule *
+ring_rule_lookup(struct ring_header *h, uint64_t pc)
+{
+	const struct ring_rule *r = ring_rules(h);
+	uint32_t mask = h->rule_cap - 1;
+	uint32_t i = ring_rule_hash(h, pc);
+	for (uint32_t n = 0; n < h->rule_cap; n++, i = (i + 1) & mask) {
+		uint64_t key = __atomic_load_n(&r[i].pc, __ATOMIC_ACQUIRE);
+		if (key == pc)
+			return &r[i];
 		if (key == 0)
 			break;
 	}

@@ -159,28 +159,195 @@ outer_set(struct ring_thread *t, uint64_t rsp, uint64_t lo, uint64_t hi,
 	vt->outer_rsp = rsp;
 }
 
-/* Stack bytes to copy from RSP: up to the thread's stack top, at most the
-   header's stack_copy, none when RSP is not on the known stack (sigaltstack)
-   since reading further might fault. */
-static uint32_t
-stack_len(struct ring_header *h, const struct ring_thread *t, uint64_t rsp)
+/* ---- Walking the stack (docs/inline-backend.md, "Unwinding in the stub")
+   ---- */
+
+/* What a walk knows of the frame it is in: the registers the rules use,
+   which of them are known (WALK_*; an unknown one is lost for good, as in
+   the tracer's unwinder), and the bounds every read stays in. */
+struct walk {
+	uint64_t rsp, rbp;
+	uint64_t ra;      /* the return address column: the caller's pc */
+	uint32_t known;
+	uint64_t lo, hi;  /* [rsp at F's entry, the thread's stack top) */
+};
+
+#define WALK_RSP 1u
+#define WALK_RBP 2u
+#define WALK_RA 4u
+
+/* The word at ADDR into *OUT, when it lies inside W's bounds: everything
+   from F's entry rsp to the top of the mapping holding it is mapped, so
+   such a read cannot fault. Returns 0 otherwise. */
+static inline int
+read_word(const struct walk *w, uint64_t addr, uint64_t *out)
 {
-	if (rsp < t->stack_lo || rsp >= t->stack_hi) {
-		stat_add(&h->stats.no_stack);
+	if (addr < w->lo || addr > w->hi - 8)
 		return 0;
-	}
-	uint64_t n = t->stack_hi - rsp;
-	return (uint32_t)(n < h->stack_copy ? n : h->stack_copy);
+	*out = *(const volatile uint64_t *)addr;
+	return 1;
 }
 
-/* Reserve, fill and commit one record. Waits (trapping) while the ring has
-   no room for it: nothing is ever dropped. */
+/* The caller's value of the register BIT whose value in this frame is
+   *VAL, by the rule LOC, OFF: into *VAL, and BIT into *KNOWN when it is
+   known. Returns 0 for a read out of bounds. */
+static inline int
+caller_value(const struct walk *w, uint8_t loc, int32_t off, uint64_t cfa,
+	     int cfa_ok, uint32_t bit, uint64_t *val, uint32_t *known)
+{
+	uint64_t at = cfa + (uint64_t)(int64_t)off;
+	switch (loc) {
+	case RING_LOC_SAME:
+		*known |= w->known & bit;
+		return 1;
+	case RING_LOC_CFA:
+		if (cfa_ok) {
+			*val = at;
+			*known |= bit;
+		}
+		return 1;
+	case RING_LOC_AT_CFA:
+		if (!cfa_ok)
+			return 1;
+		if (!read_word(w, at, val))
+			return 0;
+		*known |= bit;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* Make W its caller's frame by the CFI rule RU. Returns 1, 0 when the
+   return address is unknown there (the walk ends), -1 for a read out of
+   bounds. Every value comes from this frame's registers, so none is
+   stored before all are computed. */
+static inline int
+step_cfi(struct walk *w, const struct ring_rule *ru)
+{
+	int by_rbp = ru->cfa_reg == RING_REG_RBP;
+	uint64_t cfa = (by_rbp ? w->rbp : w->rsp) +
+		       (uint64_t)(int64_t)ru->cfa_off;
+	int cfa_ok = (w->known & (by_rbp ? WALK_RBP : WALK_RSP)) != 0;
+	uint64_t rsp = w->rsp, rbp = w->rbp, ra = w->ra;
+	uint32_t known = 0;
+	if (!caller_value(w, ru->rsp, ru->rsp_off, cfa, cfa_ok, WALK_RSP,
+			  &rsp, &known) ||
+	    !caller_value(w, ru->rbp, ru->rbp_off, cfa, cfa_ok, WALK_RBP,
+			  &rbp, &known) ||
+	    !caller_value(w, ru->ra, ru->ra_off, cfa, cfa_ok, WALK_RA, &ra,
+			  &known))
+		return -1;
+	w->rsp = rsp;
+	w->rbp = rbp;
+	w->ra = ra;
+	w->known = known;
+	return (known & WALK_RA) != 0;
+}
+
+/* Make W its caller's frame by the frame-pointer chain: rbp points at the
+   saved rbp, the return address above it; the caller knows only rsp and
+   rbp. Returns as step_cfi; the caller's pc goes to W->ra regardless. */
+static inline int
+step_fp(struct walk *w)
+{
+	uint64_t fp = w->rbp, sp = 0, saved, ret;
+	if (!(w->known & WALK_RBP) || fp == 0)
+		return 0;
+	if (w->known & WALK_RSP)
+		sp = w->rsp;
+	/* A chain that does not lead up the stack is no frame chain. */
+	if (sp >= fp + 16)
+		return 0;
+	if (!read_word(w, fp, &saved) || !read_word(w, fp + 8, &ret))
+		return -1;
+	w->rbp = saved;
+	w->rsp = fp + 16;
+	w->ra = ret;
+	w->known = WALK_RSP | WALK_RBP;
+	return 1;
+}
+
+/* The rule for lookup pc AT; a miss stops for the tracer until it is
+   filled. 0 when the stack is to be copied instead. */
+static const struct ring_rule *
+rule_find(struct ring_header *h, uint64_t at)
+{
+	if (!at)
+		return 0; /* the table's empty key; only garbage leads here */
+	for (;;) {
+		const struct ring_rule *ru = ring_rule_lookup(h, at);
+		if (ru)
+			return ru;
+		stat_add(&h->stats.rule_traps);
+		if (trap(RING_TRAP_RULE, at, 0, 0) == RING_RESUME_COPY)
+			return 0;
+	}
+}
+
+/* Walk the stack of the call F (entry registers in FR) into PCS, at most
+   MAX addresses: F's entry, then each caller's return address, exactly as
+   far as the tracer's unwinder goes. Returns how many, or 0 and *WHY when
+   the stack is to be copied for the tracer to unwind instead. Runs at F's
+   return: nothing F did changed the stack above its entry rsp. */
+static uint32_t
+walk(struct ring_header *h, const struct ring_thread *t,
+     const struct stub_frame *fr, const struct ring_fn *d, uint64_t *pcs,
+     uint32_t max, uint8_t *why)
+{
+	uint64_t gen = __atomic_load_n(&h->rule_gen, __ATOMIC_ACQUIRE);
+	uint64_t rsp = (uint64_t)&fr->ret;
+	struct walk w = {
+		.rsp = rsp,
+		.rbp = fr->rbp,
+		.ra = d->entry,
+		.known = WALK_RSP | WALK_RBP | WALK_RA,
+		.lo = rsp,
+		.hi = t->stack_hi,
+	};
+	uint64_t at = d->entry; /* the innermost frame: at its pc */
+	uint32_t n = 0;
+	*why = RING_COPY_NONE;
+	pcs[n++] = d->entry;
+	while (n < max) {
+		const struct ring_rule *ru = rule_find(h, at);
+		if (!ru || ru->kind == RING_RULE_COPY) {
+			*why = RING_COPY_RULE;
+			break;
+		}
+		int ok = ru->kind == RING_RULE_FP ? step_fp(&w)
+						  : step_cfi(&w, ru);
+		if (ok < 0) {
+			*why = RING_COPY_BOUNDS;
+			break;
+		}
+		if (!ok || w.ra == 0)
+			break;
+		pcs[n++] = w.ra;
+		at = w.ra - 1; /* inside the call instruction */
+	}
+	/* Every rule read above came from one state of the table, or what
+	   they led to is not to be trusted, the reason to copy included. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((gen & 1) ||
+	    __atomic_load_n(&h->rule_gen, __ATOMIC_RELAXED) != gen)
+		*why = RING_COPY_RESET;
+	return *why == RING_COPY_NONE ? n : 0;
+}
+
+/* ---- Records ---- */
+
+/* Reserve, fill and commit one record: with COPIED (enum ring_copy) set,
+   F's entry registers and SLEN stack bytes copied from its entry rsp; then
+   NPCS addresses from PCS. Waits (trapping) while the ring has no room for
+   it: nothing is ever dropped. */
 static void
 emit(struct ring_header *h, const struct ring_thread *t,
      const struct stub_frame *f, const struct ring_fn *d, uint16_t kind,
-     uint64_t result, uint32_t slen)
+     uint64_t result, uint8_t copied, uint32_t slen, const uint64_t *pcs,
+     uint32_t npcs)
 {
-	uint32_t len = RING_REC_SIZE(slen);
+	uint32_t len = ring_rec_size(copied, slen, npcs);
 	uint64_t pos = ring_reserve(h, len);
 	while (!ring_has_room(h, pos, len)) {
 		stat_add(&h->stats.full_traps);
@@ -192,20 +359,62 @@ emit(struct ring_header *h, const struct ring_thread *t,
 	r->fn = d->fn;
 	r->tid = t->tid;
 	r->stack_len = slen;
+	r->npcs = (uint16_t)npcs;
+	r->copied = copied;
 	r->args[0] = f->arg[0];
 	r->args[1] = f->arg[1];
 	r->args[2] = f->arg[2];
 	r->result = result;
-	r->regs[RING_REG_RIP] = d->entry;
-	r->regs[RING_REG_RSP] = rsp;
-	r->regs[RING_REG_RBP] = f->rbp;
-	r->regs[RING_REG_RBX] = f->rbx;
-	r->regs[RING_REG_R12] = f->r12;
-	r->regs[RING_REG_R13] = f->r13;
-	r->regs[RING_REG_R14] = f->r14;
-	r->regs[RING_REG_R15] = f->r15;
-	copy_bytes(r->stack, (const void *)rsp, slen);
+	if (copied) {
+		uint64_t *regs = ring_record_regs(r);
+		regs[RING_REG_RIP] = d->entry;
+		regs[RING_REG_RSP] = rsp;
+		regs[RING_REG_RBP] = f->rbp;
+		regs[RING_REG_RBX] = f->rbx;
+		regs[RING_REG_R12] = f->r12;
+		regs[RING_REG_R13] = f->r13;
+		regs[RING_REG_R14] = f->r14;
+		regs[RING_REG_R15] = f->r15;
+		if (slen)
+			copy_bytes(ring_record_stack(r), (const void *)rsp,
+				   slen);
+	}
+	uint64_t *dst = ring_record_pcs(r);
+	for (uint32_t i = 0; i < npcs; i++)
+		dst[i] = pcs[i];
 	ring_commit(r, len);
+}
+
+/* A record that comes with its stack (allocations, at return): the
+   addresses walked here, or, when the walk cannot be trusted to match the
+   tracer's unwinder, a copy of up to stack_copy bytes from F's entry rsp
+   (up to the thread's stack top, none when rsp is not on the known stack,
+   e.g. on a sigaltstack, since reading further might fault). */
+static void
+emit_with_stack(struct ring_header *h, const struct ring_thread *t,
+		const struct stub_frame *f, const struct ring_fn *d,
+		uint16_t kind, uint64_t result)
+{
+	uint64_t rsp = (uint64_t)&f->ret;
+	uint32_t max = h->walk_max;
+	uint8_t why = RING_COPY_OFF;
+	if (rsp < t->stack_lo || rsp >= t->stack_hi) {
+		stat_add(&h->stats.no_stack);
+		emit(h, t, f, d, kind, result, RING_COPY_NO_STACK, 0, 0, 0);
+		return;
+	}
+	if (max && max <= RING_MAX_PCS) {
+		uint64_t pcs[max]; /* on the stack walked: below its lo */
+		uint32_t n = walk(h, t, f, d, pcs, max, &why);
+		if (n) {
+			emit(h, t, f, d, kind, result, RING_COPY_NONE, 0, pcs,
+			     n);
+			return;
+		}
+	}
+	uint64_t n = t->stack_hi - rsp;
+	uint32_t slen = (uint32_t)(n < h->stack_copy ? n : h->stack_copy);
+	emit(h, t, f, d, kind, result, why, slen, 0, 0);
 }
 
 /* Called by stub_entry with the saved frame; returns what F returns. */
@@ -227,11 +436,12 @@ stub_call(struct stub_frame *f)
 		return call_orig(d, f);
 	}
 
-	uint32_t slen = stack_len(h, t, rsp);
+	/* Entry records need no stack: the tracer unwinds allocations only. */
 	if (d->cls == RING_CLASS_FREE)
-		emit(h, t, f, d, RING_REC_FREE, 0, slen);
+		emit(h, t, f, d, RING_REC_FREE, 0, RING_COPY_NONE, 0, 0, 0);
 	else if (d->cls == RING_CLASS_REALLOC && f->arg[0])
-		emit(h, t, f, d, RING_REC_REALLOC_BEGIN, 0, 0);
+		emit(h, t, f, d, RING_REC_REALLOC_BEGIN, 0, RING_COPY_NONE, 0,
+		     0, 0);
 
 	struct ring_thread saved;
 	outer_set(t, rsp, d->obj_lo, d->obj_hi, &saved);
@@ -242,14 +452,14 @@ stub_call(struct stub_frame *f)
 	case RING_CLASS_FREE:
 		break;
 	case RING_CLASS_REALLOC:
-		emit(h, t, f, d, RING_REC_REALLOC, rv, slen);
+		emit_with_stack(h, t, f, d, RING_REC_REALLOC, rv);
 		break;
 	case RING_CLASS_POSIX_MEMALIGN:
-		emit(h, t, f, d, RING_REC_ALLOC,
-		     rv ? 0 : *(const uint64_t *)f->arg[0], slen);
+		emit_with_stack(h, t, f, d, RING_REC_ALLOC,
+				rv ? 0 : *(const uint64_t *)f->arg[0]);
 		break;
 	default:
-		emit(h, t, f, d, RING_REC_ALLOC, rv, slen);
+		emit_with_stack(h, t, f, d, RING_REC_ALLOC, rv);
 		break;
 	}
 	return rv;

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The fast unwinder's rules (rules.c) restated for heaptrace's inline
+   stubs, which walk stacks inside the target from rsp, rbp and the return
+   address alone: a rule is passed on only when following it that way
+   gives the very frames unwind.c's walk gives; every other frame makes the
+   stub copy the stack for sym_unwind instead. */
+#include "session.h"
+
+#include <errno.h>
+
+#include "sym_priv.h"
+
+/* Column COL of RU into *OUT. False when it is computed from anything but
+   the CFA, which the stub does not track. */
+static bool
+stub_column(const struct sym_rule *ru, unsigned col, struct sym_stub_loc *out)
+{
+	*out = (struct sym_stub_loc){ .how = SYM_STUB_UNDEF };
+	if (ru->same & (1u << col)) {
+		out->how = SYM_STUB_SAME;
+		return true;
+	}
+	for (unsigned i = 0; i < ru->n_set; i++) {
+		const struct sym_loc *l = &ru->set[i];
+
+		if (l->col != col)
+			continue;
+		if (l->base != SYM_LOC_CFA)
+			return false;
+		out->how = l->deref ? SYM_STUB_AT_CFA : SYM_STUB_CFA;
+		out->off = l->off;
+		return true;
+	}
+	/* Neither kept nor computed: undefined (the end of the stack, for
+	   the return address). */
+	return true;
+}
+
+int
+sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
+		  struct sym_stub_rule *out)
+{
+	const struct sym_rule *ru;
+
+	*out = (struct sym_stub_rule){ .fp = false };
+	if (ss->libdw_only || !sym_session_module(ss, lookup_pc))
+		return -ENOTSUP;
+	ru = sym_rules_get(ss, lookup_pc);
+	if (!ru)
+		return -ENOTSUP;
+	if (ru->kind == SYM_RULE_FP) {
+		out->fp = true;
+		return 0;
+	}
+	/* A signal frame's caller is looked up at its pc, not pc - 1, and
+	   its CFA comes from memory: the stub copies. */
+	if (ru->kind != SYM_RULE_CFI || ru->signal || !ru->cfa_ok ||
+	    ru->cfa.deref ||
+	    (ru->cfa.base != SYM_RSP && ru->cfa.base != SYM_RBP))
+		return -ENOTSUP;
+	out->cfa_rbp = ru->cfa.base == SYM_RBP;
+	out->cfa_off = ru->cfa.off;
+	if (!stub_column(ru, SYM_RSP, &out->rsp) ||
+	    !stub_column(ru, SYM_RBP, &out->rbp) ||
+	    !stub_column(ru, SYM_RA, &out->ra))
+		return -ENOTSUP;
+	return 0;
+}

@@ -189,7 +189,7 @@ on_unwind(void *ctx, pid_t pid, const struct tracer_capture *cap,
 	}
 	struct sym_capture sc = {
 		.regs = cap->regs, .stack = cap->stack, .len = cap->len,
-		.stack_addr = cap->stack_addr,
+		.stack_addr = cap->stack_addr, .running = cap->running,
 	};
 	return sym_unwind(pr->ss, &sc, pcs, max);
 }

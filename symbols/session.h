@@ -22,6 +22,10 @@ struct sym_capture {
 	const uint8_t *stack; /* LEN bytes copied from address STACK_ADDR */
 	size_t len;
 	uint64_t stack_addr;
+	bool running;         /* the thread ran on after the copy was taken:
+				 memory outside it is unreadable, so an unwind
+				 past the copy stops instead of reading a
+				 stack that has changed */
 };
 
 /* A session for process PID, whose modules are read from /proc/PID/maps.

@@ -59,7 +59,7 @@ read_outside(struct sym_session *ss, uint64_t addr, uint64_t *out)
 	uint64_t page = addr & ~(uint64_t)(SYM_PAGE_SIZE - 1);
 	uint64_t off = addr - page;
 
-	if (ss->gone)
+	if (ss->gone || uw->cap->running)
 		return false;
 	if (off + sizeof(*out) > SYM_PAGE_SIZE)
 		return read_remote(ss->pid, addr, out, sizeof(*out));

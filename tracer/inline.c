@@ -276,7 +276,11 @@ deliver(void *arg, const struct tracer_ring_item *it)
 		ev.npcs = n;
 		ev.pcs = t->pcs_scratch;
 	} else if (ev.kind == HT_EV_ALLOC || ev.kind == HT_EV_REALLOC) {
-		ev.npcs = t->sink->unwind(t->sink->ctx, d->p->pid, &it->cap,
+		/* The thread has run on: only the copied bytes are its stack
+		   as it was at the call. */
+		struct tracer_capture cap = it->cap;
+		cap.running = true;
+		ev.npcs = t->sink->unwind(t->sink->ctx, d->p->pid, &cap,
 					  t->pcs_scratch, t->max_pcs);
 		ev.pcs = t->pcs_scratch;
 	}

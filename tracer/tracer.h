@@ -21,6 +21,8 @@ struct tracer_capture {
 	const uint8_t *stack; /* LEN bytes copied from STACK_ADDR (= regs.rsp) */
 	size_t len;
 	uint64_t stack_addr;
+	bool running;         /* the thread ran on since: memory outside the
+				 copy is no longer what it was */
 };
 
 /* How to step from a frame to its caller, in the terms the inline path's

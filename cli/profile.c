@@ -232,8 +232,18 @@ static void
 on_event(void *ctx, pid_t pid, const struct ht_event *ev)
 {
 	struct profile *pr = profile_get(ctx, pid);
-	if (!pr || loader_allocation(pr, ev))
+	if (!pr)
 		return;
+	if (loader_allocation(pr, ev)) {
+		if (ev->kind == HT_EV_REALLOC && ev->old_addr) {
+			/* its BEGIN may have been fed: settle it as failed */
+			struct ht_event undo = *ev;
+			undo.addr = 0;
+			undo.size = 1;
+			snap_engine_feed(pr->eng, &undo);
+		}
+		return;
+	}
 	struct ht_event e = *ev;
 	e.time = ev->time > pr->t_start ? ev->time - pr->t_start : 0;
 	snap_engine_feed(pr->eng, &e);

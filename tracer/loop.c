@@ -290,6 +290,13 @@ on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 	struct tproc *p = tc ? tc->proc : NULL;
 	if (tc) {
 		inline_thread_gone(t, tc);
+		if (p && p->profiling) {
+			/* settles a realloc the thread began and never ended */
+			struct ht_event ev = {
+				.kind = HT_EV_THREAD_EXIT, .tid = (uint32_t)tid,
+			};
+			t->sink->event(t->sink->ctx, p->pid, &ev);
+		}
 		tracee_remove(t, tc);
 	}
 	if (p && tid == p->pid)

@@ -133,9 +133,11 @@ collect(void *arg, const struct tracer_ring_item *it)
 		memcpy(c->regs, ring_record_regs((struct ring_record *)rec),
 		       sizeof(c->regs));
 	memset(c->stack_head, 0, sizeof(c->stack_head));
-	memcpy(c->stack_head, it->cap.stack,
-	       it->cap.len < sizeof(c->stack_head) ? it->cap.len
-						   : sizeof(c->stack_head));
+	if (it->cap.len)
+		memcpy(c->stack_head, it->cap.stack,
+		       it->cap.len < sizeof(c->stack_head)
+			       ? it->cap.len
+			       : sizeof(c->stack_head));
 	c->has_event = it->has_event;
 	c->ev = it->ev;
 	return 0;

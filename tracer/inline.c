@@ -31,6 +31,9 @@
    pcs met in stacks, a few hundred for perl, thousands for a compiler.
    When it is full it is emptied and filled again. */
 #define RULE_CAP 65536
+/* Stack bytes read at a rule-table miss to publish the rules of the frames
+   above the one missed too. */
+#define LOOKAHEAD_STACK (64 * 1024)
 /* Stack bytes copied per allocation, at most: enough for the frames the
    tree needs in deep programs, while a shallow stack costs only what it
    holds (the stub copies up to the stack's top, no further). A small ring
@@ -369,18 +372,14 @@ ring_rule_from(const struct tracer_stub_rule *sr, struct ring_rule *ru)
 	};
 }
 
-/* RING_TRAP_RULE: publish the rule of lookup pc PC (RING_RULE_COPY when the
-   stubs cannot follow it). Returns false when the stub is to copy this
-   record's stack without one. */
+/* Publish the rule of lookup pc PC (RING_RULE_COPY when the stubs cannot
+   follow it). Returns false when there is none to publish. */
 static bool
-rule_trap(struct tracer *t, struct tproc *p, struct inline_proc *ip,
-	  uint64_t pc)
+rule_publish(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	     uint64_t pc)
 {
 	struct tracer_stub_rule sr;
 	struct ring_rule ru = { .kind = RING_RULE_COPY };
-	/* Before the profile starts the records are dropped anyway. */
-	if (!t->sink->stub_rule || !p->profiling)
-		return false;
 	int err = t->sink->stub_rule(t->sink->ctx, p->pid, pc, &sr);
 	if (err == 0 && sr.rsp.how <= TRACER_LOC_AT_CFA &&
 	    sr.rbp.how <= TRACER_LOC_AT_CFA && sr.ra.how <= TRACER_LOC_AT_CFA)
@@ -393,6 +392,59 @@ rule_trap(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 		err = tracer_ring_rule_set(ip->ring, pc, &ru);
 	}
 	return err == 0;
+}
+
+/* The frames above the one a stub stopped at (RING_TRAP_RULE, REGS) are
+   usually as new as it is: walk on from it over a copy of the stopped
+   thread's stack, by the rules the stubs follow, and publish the rules met
+   on the way, so that a new stack costs one stop rather than one per new
+   frame. Only an optimisation: the stub still checks every frame. */
+static void
+rule_lookahead(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	       pid_t tid, const struct user_regs_struct *regs)
+{
+	struct ring_header *h = tracer_ring_header(ip->ring);
+	struct ring_walk w = {
+		.rsp = regs->rsi,
+		.rbp = regs->rdx,
+		.known = (uint32_t)regs->rcx &
+			 (RING_WALK_RSP | RING_WALK_RBP | RING_WALK_RA),
+		.ra = regs->r8,
+		.lo = regs->rsi,
+	};
+	uint64_t len = regs->r9 > w.lo ? regs->r9 - w.lo : 0;
+	if (len > LOOKAHEAD_STACK)
+		len = LOOKAHEAD_STACK;
+	uint8_t *copy = ht_xmalloc(LOOKAHEAD_STACK);
+	ssize_t n = len ? mem_read(tid, w.lo, copy, len) : 0;
+	w.hi = w.lo + (uint64_t)(n > 0 ? n : 0);
+	w.bias = (uint64_t)(uintptr_t)copy - w.lo;
+	uint64_t at = regs->rdi;
+	for (uint32_t k = 0; k < h->walk_max; k++) {
+		const struct ring_rule *ru = ring_rule_lookup(h, at);
+		if (!ru && rule_publish(t, p, ip, at))
+			ru = ring_rule_lookup(h, at);
+		if (!ru || ru->kind == RING_RULE_COPY ||
+		    ring_walk_step(&w, ru) <= 0 || w.ra == 0)
+			break;
+		at = w.ra - 1;
+	}
+	free(copy);
+}
+
+/* RING_TRAP_RULE of TC (REGS): publish the rule the stub asks for, and
+   those of the frames above. Returns false when the stub is to copy this
+   record's stack instead. */
+static bool
+rule_trap(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	  pid_t tid, const struct user_regs_struct *regs)
+{
+	/* Before the profile starts the records are dropped anyway. */
+	if (!t->sink->stub_rule || !p->profiling ||
+	    !rule_publish(t, p, ip, regs->rdi))
+		return false;
+	rule_lookahead(t, p, ip, tid, regs);
+	return true;
 }
 
 bool
@@ -417,7 +469,7 @@ inline_on_trap(struct tracer *t, struct tracee *tc,
 	} else if (regs->rax == RING_TRAP_FULL) {
 		inline_drain(t, p, 0);
 	} else if (regs->rax == RING_TRAP_RULE) {
-		if (!rule_trap(t, p, ip, regs->rdi)) {
+		if (!rule_trap(t, p, ip, tc->tid, regs)) {
 			regs->rax = RING_RESUME_COPY;
 			ptrace(PTRACE_SETREGS, tc->tid, NULL, regs);
 		}

@@ -502,6 +502,12 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	}
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	/* Idle waits end at the first stop: SIGCHLD, blocked, is waited for
+	   with a timeout. A stub stopped at an int3 waits for us. */
+	sigset_t chld, old_mask;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old_mask);
 
 	unsigned idle_us = 0;
 	while (t.tracees.count) {
@@ -525,9 +531,11 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 			idle_us = 0;
 		} else {
 			idle_us = idle_us ? (idle_us * 2 > 1000 ? 1000 : idle_us * 2) : 20;
-			usleep(idle_us);
+			struct timespec ts = { .tv_nsec = (long)idle_us * 1000 };
+			sigtimedwait(&chld, NULL, &ts);
 		}
 	}
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (!t.target_done) {
 		/* Detached at exec: still our child. */
 		int status;

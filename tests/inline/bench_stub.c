@@ -2,9 +2,10 @@
 /* Cost of a call through the stub, against a direct call of the same
    function: no stack copy, then a 4 KiB one, then the stack walked (rules
    from our own CFI, selfrule.h) from a few frames deep and from 20 frames
-   deeper, in a ring of the default 8 MiB. Batches of calls are timed; the drain between them is timed
-   apart (in heaptrace it runs on the tracer's CPU). Prints the median and
-   best batch; fails only when records go missing. */
+   deeper, in a ring of the default 8 MiB. Batches of calls are timed; the
+   drain between them is timed apart (in heaptrace it runs on the tracer's
+   CPU). Prints the median and best batch; fails only when records go
+   missing. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -219,8 +219,10 @@ test_rules(void)
 	CHECK(tracer_ring_rule_set(r, 0x500000, &ru) == -ENOSPC,
 	      "half full is full");
 	for (uint64_t i = 0; i < 32; i++) {
-		const struct ring_rule *e = ring_rule_lookup(h, 0x401000 + i * 7);
-		CHECK(e && e->cfa_off == (int32_t)i && e->kind == RING_RULE_CFI &&
+		const struct ring_rule *e =
+			ring_rule_lookup(h, 0x401000 + i * 7);
+		CHECK(e && e->cfa_off == (int32_t)i &&
+			      e->kind == RING_RULE_CFI &&
 			      e->rbp == RING_LOC_AT_CFA && e->rbp_off == -16 &&
 			      e->ra_off == -8,
 		      "lookup %llu", (unsigned long long)i);
@@ -274,7 +276,8 @@ test_drain_pcs(void)
 		uint32_t npcs = i % 7, slen = npcs ? 0 : i % 13;
 		uint8_t copied = npcs ? RING_COPY_NONE : RING_COPY_BOUNDS;
 		uint32_t len = ring_rec_size(copied, slen, npcs);
-		struct ring_record *rec = ring_record_at(h, ring_reserve(h, len));
+		struct ring_record *rec =
+			ring_record_at(h, ring_reserve(h, len));
 		rec->kind = RING_REC_ALLOC;
 		rec->fn = HT_FN_MALLOC;
 		rec->args[0] = 0x1000 * i;

@@ -188,7 +188,8 @@ test_kinds(void)
 	}
 	CHECK(env.rule_stops == stops, "%llu rule stops for known frames",
 	      (unsigned long long)(env.rule_stops - stops));
-	CHECK(frames_in(&w, "walk_fp") == 1 && frames_in(&w, "walk_nofp") == 1 &&
+	CHECK(frames_in(&w, "walk_fp") == 1 &&
+		      frames_in(&w, "walk_nofp") == 1 &&
 		      frames_in(&w, "walk_vla") == 1 &&
 		      frames_in(&w, "walk_nocfi") == 1 &&
 		      frames_in(&w, "leaf_malloc") == 1 &&

@@ -297,7 +297,8 @@ tracer_ring_rules_reset(struct tracer_ring *r)
 	   being zeroed sees RULE_GEN odd or changed at its end. */
 	__atomic_store_n(&h->rule_gen, h->rule_gen + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	memset(ring_rules(h), 0, (size_t)h->rule_cap * sizeof(struct ring_rule));
+	memset(ring_rules(h), 0,
+	       (size_t)h->rule_cap * sizeof(struct ring_rule));
 	__atomic_store_n(&h->rule_gen, h->rule_gen + 1, __ATOMIC_RELEASE);
 	r->rule_count = 0;
 	r->st.resets++;

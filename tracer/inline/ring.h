@@ -274,9 +274,13 @@ ring_record_pcs(struct ring_record *rec)
      the stack mapping holding rsi} and resumes: the stub looks again. Or it
      sets rax = RING_RESUME_PASS: this call is then made unrecorded.
    RING_TRAP_RULE: the rule table has no entry for lookup pc rdi (a frame
-     of the stack a stub walks for a record; never 0). The tracer adds one (RING_RULE_COPY when the stub cannot
-     follow that frame) and resumes: the stub looks again. Or it sets rax
-     = RING_RESUME_COPY: this record's stack is then copied.
+     of the stack a stub walks for a record; never 0). rsi, rdx, r8 = that
+     frame's rsp, rbp and return-address column, rcx = which of them are
+     known (RING_WALK_*), r9 = the thread's stack top. The tracer adds the
+     entry (RING_RULE_COPY when the stub cannot follow that frame), and
+     may add those of the frames above, and resumes: the stub looks again.
+     Or it sets rax = RING_RESUME_COPY: this record's stack is then
+     copied.
    RING_TRAP_FULL: a reserved record does not fit yet. rdi = the tail the
      record needs (position + size - ring size), rsi = its position, rdx =
      its size. The tracer consumes until tail >= rdi and resumes; resuming
@@ -348,6 +352,128 @@ ring_rule_lookup(struct ring_header *h, uint64_t pc)
 			break;
 	}
 	return 0;
+}
+
+/* ---- One step of a stack walk by the rules (the stub's, and the
+   tracer's look-ahead at RING_TRAP_RULE) ---- */
+
+/* What a walk knows of the frame it is in: the registers the rules use,
+   which of them are known (RING_WALK_*; an unknown one is lost for good,
+   as in the tracer's unwinder), and where the words it may read are: from
+   LO to HI, at LO + BIAS in this address space (the stub reads the stack
+   in place, BIAS 0; the tracer a copy of it). */
+struct ring_walk {
+	uint64_t rsp, rbp;
+	uint64_t ra;       /* the return-address column: the caller's pc */
+	uint32_t known;
+	uint64_t lo, hi;
+	uint64_t bias;
+};
+
+#define RING_WALK_RSP 1u
+#define RING_WALK_RBP 2u
+#define RING_WALK_RA 4u
+
+/* The word at ADDR into *OUT when it lies inside W's bounds (for the stub
+   everything from F's entry rsp to the top of the mapping holding it is
+   mapped, so such a read cannot fault). Returns 0 otherwise. */
+static inline int
+ring_walk_read(const struct ring_walk *w, uint64_t addr, uint64_t *out)
+{
+	if (addr < w->lo || w->hi - w->lo < 8 || addr > w->hi - 8)
+		return 0;
+	*out = *(const volatile uint64_t *)(uintptr_t)(addr + w->bias);
+	return 1;
+}
+
+/* The caller's value of the register BIT, whose value in this frame is
+   *VAL, by the rule LOC, OFF: into *VAL, and BIT into *KNOWN when it is
+   known. Returns 0 for a read out of bounds. */
+static inline int
+ring_walk_value(const struct ring_walk *w, uint8_t loc, int32_t off,
+		uint64_t cfa, int cfa_ok, uint32_t bit, uint64_t *val,
+		uint32_t *known)
+{
+	uint64_t at = cfa + (uint64_t)(int64_t)off;
+	switch (loc) {
+	case RING_LOC_SAME:
+		*known |= w->known & bit;
+		return 1;
+	case RING_LOC_CFA:
+		if (cfa_ok) {
+			*val = at;
+			*known |= bit;
+		}
+		return 1;
+	case RING_LOC_AT_CFA:
+		if (!cfa_ok)
+			return 1;
+		if (!ring_walk_read(w, at, val))
+			return 0;
+		*known |= bit;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* Make W its caller's frame by the CFI rule RU. Every value comes from
+   this frame's registers, so none is stored before all are computed. */
+static inline int
+ring_walk_cfi(struct ring_walk *w, const struct ring_rule *ru)
+{
+	int by_rbp = ru->cfa_reg == RING_REG_RBP;
+	uint64_t cfa = (by_rbp ? w->rbp : w->rsp) +
+		       (uint64_t)(int64_t)ru->cfa_off;
+	int cfa_ok =
+		(w->known & (by_rbp ? RING_WALK_RBP : RING_WALK_RSP)) != 0;
+	uint64_t rsp = w->rsp, rbp = w->rbp, ra = w->ra;
+	uint32_t known = 0;
+	if (!ring_walk_value(w, ru->rsp, ru->rsp_off, cfa, cfa_ok,
+			     RING_WALK_RSP, &rsp, &known) ||
+	    !ring_walk_value(w, ru->rbp, ru->rbp_off, cfa, cfa_ok,
+			     RING_WALK_RBP, &rbp, &known) ||
+	    !ring_walk_value(w, ru->ra, ru->ra_off, cfa, cfa_ok, RING_WALK_RA,
+			     &ra, &known))
+		return -1;
+	w->rsp = rsp;
+	w->rbp = rbp;
+	w->ra = ra;
+	w->known = known;
+	return (known & RING_WALK_RA) != 0;
+}
+
+/* Make W its caller's frame by the frame-pointer chain, libdw's x86-64
+   step: rbp points at the saved rbp, the return address above it; the
+   caller knows only rsp and rbp (its pc goes to W->ra all the same). */
+static inline int
+ring_walk_fp(struct ring_walk *w)
+{
+	uint64_t fp = w->rbp, sp = 0, saved, ret;
+	if (!(w->known & RING_WALK_RBP) || fp == 0)
+		return 0;
+	if (w->known & RING_WALK_RSP)
+		sp = w->rsp;
+	/* A chain that does not lead up the stack is no frame chain. */
+	if (sp >= fp + 16)
+		return 0;
+	if (!ring_walk_read(w, fp, &saved) || !ring_walk_read(w, fp + 8, &ret))
+		return -1;
+	w->rbp = saved;
+	w->rsp = fp + 16;
+	w->ra = ret;
+	w->known = RING_WALK_RSP | RING_WALK_RBP;
+	return 1;
+}
+
+/* Make W its caller's frame by RU (RING_RULE_CFI or RING_RULE_FP; any
+   other kind is not to be followed). Returns 1, with the caller's pc in
+   W->ra; 0 where the walk ends (the return address unknown there, or the
+   frame-pointer chain broken); -1 for a read out of bounds. */
+static inline int
+ring_walk_step(struct ring_walk *w, const struct ring_rule *ru)
+{
+	return ru->kind == RING_RULE_FP ? ring_walk_fp(w) : ring_walk_cfi(w, ru);
 }
 
 /* Claim LEN bytes; returns their position. Every thread's reservations

@@ -94,6 +94,20 @@ trap(uint64_t code, uint64_t a, uint64_t b, uint64_t c)
 	return code;
 }
 
+/* The same with three more arguments, in rcx, r8 and r9. */
+static inline uint64_t
+trap6(uint64_t code, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
+      uint64_t e, uint64_t f)
+{
+	register uint64_t r8 __asm__("r8") = e;
+	register uint64_t r9 __asm__("r9") = f;
+	__asm__ volatile("int3"
+			 : "+a"(code)
+			 : "D"(a), "S"(b), "d"(c), "c"(d), "r"(r8), "r"(r9)
+			 : "memory");
+	return code;
+}
+
 static inline void
 stat_add(uint64_t *counter)
 {
@@ -162,116 +176,10 @@ outer_set(struct ring_thread *t, uint64_t rsp, uint64_t lo, uint64_t hi,
 /* ---- Walking the stack (docs/inline-backend.md, "Unwinding in the stub")
    ---- */
 
-/* What a walk knows of the frame it is in: the registers the rules use,
-   which of them are known (WALK_*; an unknown one is lost for good, as in
-   the tracer's unwinder), and the bounds every read stays in. */
-struct walk {
-	uint64_t rsp, rbp;
-	uint64_t ra;      /* the return address column: the caller's pc */
-	uint32_t known;
-	uint64_t lo, hi;  /* [rsp at F's entry, the thread's stack top) */
-};
-
-#define WALK_RSP 1u
-#define WALK_RBP 2u
-#define WALK_RA 4u
-
-/* The word at ADDR into *OUT, when it lies inside W's bounds: everything
-   from F's entry rsp to the top of the mapping holding it is mapped, so
-   such a read cannot fault. Returns 0 otherwise. */
-static inline int
-read_word(const struct walk *w, uint64_t addr, uint64_t *out)
-{
-	if (addr < w->lo || addr > w->hi - 8)
-		return 0;
-	*out = *(const volatile uint64_t *)addr;
-	return 1;
-}
-
-/* The caller's value of the register BIT whose value in this frame is
-   *VAL, by the rule LOC, OFF: into *VAL, and BIT into *KNOWN when it is
-   known. Returns 0 for a read out of bounds. */
-static inline int
-caller_value(const struct walk *w, uint8_t loc, int32_t off, uint64_t cfa,
-	     int cfa_ok, uint32_t bit, uint64_t *val, uint32_t *known)
-{
-	uint64_t at = cfa + (uint64_t)(int64_t)off;
-	switch (loc) {
-	case RING_LOC_SAME:
-		*known |= w->known & bit;
-		return 1;
-	case RING_LOC_CFA:
-		if (cfa_ok) {
-			*val = at;
-			*known |= bit;
-		}
-		return 1;
-	case RING_LOC_AT_CFA:
-		if (!cfa_ok)
-			return 1;
-		if (!read_word(w, at, val))
-			return 0;
-		*known |= bit;
-		return 1;
-	default:
-		return 1;
-	}
-}
-
-/* Make W its caller's frame by the CFI rule RU. Returns 1, 0 when the
-   return address is unknown there (the walk ends), -1 for a read out of
-   bounds. Every value comes from this frame's registers, so none is
-   stored before all are computed. */
-static inline int
-step_cfi(struct walk *w, const struct ring_rule *ru)
-{
-	int by_rbp = ru->cfa_reg == RING_REG_RBP;
-	uint64_t cfa = (by_rbp ? w->rbp : w->rsp) +
-		       (uint64_t)(int64_t)ru->cfa_off;
-	int cfa_ok = (w->known & (by_rbp ? WALK_RBP : WALK_RSP)) != 0;
-	uint64_t rsp = w->rsp, rbp = w->rbp, ra = w->ra;
-	uint32_t known = 0;
-	if (!caller_value(w, ru->rsp, ru->rsp_off, cfa, cfa_ok, WALK_RSP,
-			  &rsp, &known) ||
-	    !caller_value(w, ru->rbp, ru->rbp_off, cfa, cfa_ok, WALK_RBP,
-			  &rbp, &known) ||
-	    !caller_value(w, ru->ra, ru->ra_off, cfa, cfa_ok, WALK_RA, &ra,
-			  &known))
-		return -1;
-	w->rsp = rsp;
-	w->rbp = rbp;
-	w->ra = ra;
-	w->known = known;
-	return (known & WALK_RA) != 0;
-}
-
-/* Make W its caller's frame by the frame-pointer chain: rbp points at the
-   saved rbp, the return address above it; the caller knows only rsp and
-   rbp. Returns as step_cfi; the caller's pc goes to W->ra regardless. */
-static inline int
-step_fp(struct walk *w)
-{
-	uint64_t fp = w->rbp, sp = 0, saved, ret;
-	if (!(w->known & WALK_RBP) || fp == 0)
-		return 0;
-	if (w->known & WALK_RSP)
-		sp = w->rsp;
-	/* A chain that does not lead up the stack is no frame chain. */
-	if (sp >= fp + 16)
-		return 0;
-	if (!read_word(w, fp, &saved) || !read_word(w, fp + 8, &ret))
-		return -1;
-	w->rbp = saved;
-	w->rsp = fp + 16;
-	w->ra = ret;
-	w->known = WALK_RSP | WALK_RBP;
-	return 1;
-}
-
-/* The rule for lookup pc AT; a miss stops for the tracer until it is
-   filled. 0 when the stack is to be copied instead. */
+/* The rule for lookup pc AT of the frame W is in; a miss stops for the
+   tracer until it is filled. 0 when the stack is to be copied instead. */
 static const struct ring_rule *
-rule_find(struct ring_header *h, uint64_t at)
+rule_find(struct ring_header *h, uint64_t at, const struct ring_walk *w)
 {
 	if (!at)
 		return 0; /* the table's empty key; only garbage leads here */
@@ -280,7 +188,8 @@ rule_find(struct ring_header *h, uint64_t at)
 		if (ru)
 			return ru;
 		stat_add(&h->stats.rule_traps);
-		if (trap(RING_TRAP_RULE, at, 0, 0) == RING_RESUME_COPY)
+		if (trap6(RING_TRAP_RULE, at, w->rsp, w->rbp, w->known, w->ra,
+			  w->hi) == RING_RESUME_COPY)
 			return 0;
 	}
 }
@@ -297,26 +206,26 @@ walk(struct ring_header *h, const struct ring_thread *t,
 {
 	uint64_t gen = __atomic_load_n(&h->rule_gen, __ATOMIC_ACQUIRE);
 	uint64_t rsp = (uint64_t)&fr->ret;
-	struct walk w = {
+	struct ring_walk w = {
 		.rsp = rsp,
 		.rbp = fr->rbp,
 		.ra = d->entry,
-		.known = WALK_RSP | WALK_RBP | WALK_RA,
+		.known = RING_WALK_RSP | RING_WALK_RBP | RING_WALK_RA,
 		.lo = rsp,
 		.hi = t->stack_hi,
+		.bias = 0, /* the stack itself */
 	};
 	uint64_t at = d->entry; /* the innermost frame: at its pc */
 	uint32_t n = 0;
 	*why = RING_COPY_NONE;
 	pcs[n++] = d->entry;
 	while (n < max) {
-		const struct ring_rule *ru = rule_find(h, at);
+		const struct ring_rule *ru = rule_find(h, at, &w);
 		if (!ru || ru->kind == RING_RULE_COPY) {
 			*why = RING_COPY_RULE;
 			break;
 		}
-		int ok = ru->kind == RING_RULE_FP ? step_fp(&w)
-						  : step_cfi(&w, ru);
+		int ok = ring_walk_step(&w, ru);
 		if (ok < 0) {
 			*why = RING_COPY_BOUNDS;
 			break;

@@ -21,6 +21,55 @@ static const char *const names[HT_FN_COUNT] = {
 	[HT_FN_DELETE_ARRAY] = "operator delete[]",
 };
 
+static uint64_t
+product(uint64_t a, uint64_t b, bool *overflow)
+{
+	*overflow = b && a > UINT64_MAX / b;
+	return *overflow ? UINT64_MAX : a * b;
+}
+
+bool
+ht_event_from_call(enum ht_alloc_fn fn, const uint64_t args[3],
+		   uint64_t result, struct ht_event *ev)
+{
+	bool overflow = false;
+	ev->kind = HT_EV_ALLOC;
+	ev->fn = fn;
+	ev->addr = result;
+	ev->old_addr = 0;
+	ev->align = 0;
+	switch (fn) {
+	case HT_FN_REALLOC:
+	case HT_FN_REALLOCARRAY:
+		ev->kind = HT_EV_REALLOC;
+		ev->old_addr = args[0];
+		ev->size = fn == HT_FN_REALLOC
+			? args[1] : product(args[1], args[2], &overflow);
+		return args[0] || result;
+	case HT_FN_CALLOC:
+		ev->size = product(args[0], args[1], &overflow);
+		break;
+	case HT_FN_MEMALIGN:
+	case HT_FN_ALIGNED_ALLOC:
+		ev->align = args[0];
+		ev->size = args[1];
+		break;
+	case HT_FN_POSIX_MEMALIGN:
+		ev->align = args[1];
+		ev->size = args[2];
+		break;
+	case HT_FN_VALLOC:
+	case HT_FN_PVALLOC:
+		ev->align = 4096;
+		ev->size = args[0];
+		break;
+	default:
+		ev->size = args[0];
+		break;
+	}
+	return result != 0 && !overflow;
+}
+
 const char *
 ht_alloc_fn_name(enum ht_alloc_fn fn)
 {

@@ -6,6 +6,7 @@
 #ifndef HT_COMMON_EVENT_H
 #define HT_COMMON_EVENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum ht_event_kind {
@@ -66,6 +67,16 @@ struct ht_event {
 				allocation function, the rest are return
 				addresses minus one. Borrowed for the call. */
 };
+
+/* Describe the completed allocating call FN(ARGS) that returned RESULT
+   (for posix_memalign: the pointer it stored, 0 when it failed) as an
+   ALLOC or REALLOC event in *EV (kind, fn, addr, old_addr, size, align;
+   tid, time and stack left unset). Returns false when there is nothing to
+   report: a failed allocation. A realloc of a non-NULL block is always
+   reported, failed or not (ADDR 0 with SIZE > 0 means it failed), since
+   its old block must be settled. */
+bool ht_event_from_call(enum ht_alloc_fn fn, const uint64_t args[3],
+			uint64_t result, struct ht_event *ev);
 
 /* Name of FN as a C programmer writes it ("malloc", "operator new"). */
 const char *ht_alloc_fn_name(enum ht_alloc_fn fn);

@@ -142,50 +142,14 @@ static bool
 describe_result(pid_t tid, const struct pending_call *pc, uint64_t rv,
 		struct ht_event *ev)
 {
-	const uint64_t *a = pc->args;
-	ev->kind = HT_EV_ALLOC;
-	ev->fn = pc->fn;
-	ev->addr = rv;
-	switch (pc->fn) {
-	case HT_FN_CALLOC:
-		if (a[1] && a[0] > UINT64_MAX / a[1])
-			return false;
-		ev->size = a[0] * a[1];
-		break;
-	case HT_FN_MEMALIGN:
-	case HT_FN_ALIGNED_ALLOC:
-		ev->align = a[0];
-		ev->size = a[1];
-		break;
-	case HT_FN_POSIX_MEMALIGN:
-		if (rv != 0 || mem_read(tid, a[0], &ev->addr, 8) != 8)
-			return false;
-		ev->align = a[1];
-		ev->size = a[2];
-		break;
-	case HT_FN_VALLOC:
-	case HT_FN_PVALLOC:
-		ev->align = 4096;
-		ev->size = a[0];
-		break;
-	case HT_FN_REALLOC:
-	case HT_FN_REALLOCARRAY:
-		ev->kind = HT_EV_REALLOC;
-		ev->old_addr = a[0];
-		if (pc->fn == HT_FN_REALLOCARRAY) {
-			if (a[2] && a[1] > UINT64_MAX / a[2])
-				return false;
-			ev->size = a[1] * a[2];
-		} else {
-			ev->size = a[1];
-		}
-		/* NULL is a failure, except for realloc(p, 0), a free. */
-		return rv != 0 || (ev->size == 0 && a[0] != 0);
-	default:
-		ev->size = a[0];
-		break;
+	uint64_t result = rv;
+	if (pc->fn == HT_FN_POSIX_MEMALIGN) {
+		/* It returns 0 or an errno; the block is in *memptr. */
+		result = 0;
+		if (rv == 0 && mem_read(tid, pc->args[0], &result, 8) != 8)
+			result = 0;
 	}
-	return ev->addr != 0;
+	return ht_event_from_call(pc->fn, pc->args, result, ev);
 }
 
 int

@@ -325,48 +325,12 @@ tracer_ring_record_event(const struct ring_record *rec, struct ht_event *ev)
 		ev->old_addr = a[0];
 		return a[0] != 0;
 	case RING_REC_REALLOC:
-		ev->kind = HT_EV_REALLOC;
-		ev->old_addr = a[0];
-		if (rec->fn != HT_FN_REALLOCARRAY)
-			ev->size = a[1];
-		else if (a[2] && a[1] > UINT64_MAX / a[2])
-			ev->size = UINT64_MAX; /* failed: addr is 0 */
-		else
-			ev->size = a[1] * a[2];
-		/* After a BEGIN (OLD_ADDR set) the REALLOC is always sent;
-		   realloc(NULL, n) is an allocation, dropped when it failed. */
-		return a[0] || rec->result;
 	case RING_REC_ALLOC:
-		break;
+		/* The stub stored *memptr as posix_memalign's result. */
+		return ht_event_from_call(ev->fn, a, rec->result, ev);
 	default:
 		return false;
 	}
-	switch (rec->fn) {
-	case HT_FN_CALLOC:
-		if (a[1] && a[0] > UINT64_MAX / a[1])
-			return false;
-		ev->size = a[0] * a[1];
-		break;
-	case HT_FN_MEMALIGN:
-	case HT_FN_ALIGNED_ALLOC:
-		ev->align = a[0];
-		ev->size = a[1];
-		break;
-	case HT_FN_POSIX_MEMALIGN:
-		/* The stub stored *memptr, or 0 when the call failed. */
-		ev->align = a[1];
-		ev->size = a[2];
-		break;
-	case HT_FN_VALLOC:
-	case HT_FN_PVALLOC:
-		ev->align = 4096;
-		ev->size = a[0];
-		break;
-	default:
-		ev->size = a[0];
-		break;
-	}
-	return ev->addr != 0;
 }
 
 /* True when REC, committed with LEN, is one the stub can have written. */

@@ -94,37 +94,33 @@ inject_step_out(pid_t tid)
 	return 0;
 }
 
-int
-inject_find_syscall(struct tproc *p)
+/* Scan executable mapping M for the bytes of a syscall instruction; they
+   need not start an instruction the program uses, only be executable. */
+static int
+scan_for_syscall(void *arg, const struct mapping *m)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	char line[512];
-	int found = -ENOENT;
-	while (found && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		char perms[8];
-		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3)
-			continue;
-		if (perms[2] != 'x' || strstr(line, "[vsyscall]"))
-			continue;
-		uint8_t buf[4096];
-		for (uint64_t a = lo; a < hi && found; a += sizeof(buf) - 1) {
-			ssize_t n = mem_read(p->pid, a, buf, sizeof(buf));
-			if (n < 2)
-				break;
-			for (ssize_t i = 0; i + 1 < n; i++) {
-				if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
-					p->syscall_insn = a + (uint64_t)i;
-					found = 0;
-					break;
-				}
+	struct tproc *p = arg;
+	if (m->perms[2] != 'x' || strcmp(m->path, "[vsyscall]") == 0)
+		return 0;
+	uint8_t buf[4096];
+	for (uint64_t a = m->lo; a < m->hi; a += sizeof(buf) - 1) {
+		ssize_t n = mem_read(p->pid, a, buf, sizeof(buf));
+		if (n < 2)
+			break;
+		for (ssize_t i = 0; i + 1 < n; i++) {
+			if (buf[i] == 0x0f && buf[i + 1] == 0x05) {
+				p->syscall_insn = a + (uint64_t)i;
+				return 1;
 			}
 		}
 	}
-	fclose(f);
-	return found;
+	return 0;
+}
+
+int
+inject_find_syscall(struct tproc *p)
+{
+	p->syscall_insn = 0;
+	int rc = maps_foreach(p->pid, scan_for_syscall, p);
+	return rc ? rc : p->syscall_insn ? 0 : -ENOENT;
 }

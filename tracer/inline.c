@@ -327,26 +327,30 @@ inline_drain_all(struct tracer *t)
 /* The stack mapping holding SP, from /proc: a thread's copies must stay
    inside it. The main thread's stack grows down on demand, so its low
    bound is as far as the kernel lets it grow. */
+struct stack_at {
+	uint64_t sp, lo, hi;
+};
+
+static int
+match_stack(void *arg, const struct mapping *m)
+{
+	struct stack_at *st = arg;
+	if (st->sp < m->lo || st->sp >= m->hi)
+		return 0;
+	st->lo = m->lo;
+	st->hi = m->hi;
+	if (strcmp(m->path, "[stack]") == 0)
+		st->lo = m->hi > (64ULL << 20) ? m->hi - (64ULL << 20) : 0;
+	return 1;
+}
+
 static void
 stack_bounds(pid_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
 {
-	char maps[64], line[PATH_MAX + 128];
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	*lo = *hi = 0;
-	FILE *f = fopen(maps, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long a, b;
-		if (sscanf(line, "%lx-%lx", &a, &b) != 2 || sp < a || sp >= b)
-			continue;
-		*lo = a;
-		*hi = b;
-		if (strstr(line, "[stack]"))
-			*lo = b > (64ULL << 20) ? b - (64ULL << 20) : 0;
-		break;
-	}
-	fclose(f);
+	struct stack_at st = { .sp = sp };
+	maps_foreach(pid, match_stack, &st);
+	*lo = st.lo;
+	*hi = st.hi;
 }
 
 /* The sink's rule in the stubs' terms. */

@@ -48,34 +48,31 @@ static const struct alloc_symbol alloc_symbols[] = {
 
 /* The extent of PATH's mappings in P, for telling calls made from inside an
    allocator's object. */
+struct extent {
+	const char *path;
+	uint64_t lo, hi;
+};
+
+static int
+extend(void *arg, const struct mapping *m)
+{
+	struct extent *e = arg;
+	if (strcmp(m->path, e->path) == 0) {
+		if (m->lo < e->lo)
+			e->lo = m->lo;
+		if (m->hi > e->hi)
+			e->hi = m->hi;
+	}
+	return 0;
+}
+
 static void
 object_extent(pid_t pid, const char *path, uint64_t *lo, uint64_t *hi)
 {
-	char maps[64], line[PATH_MAX + 128];
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	*lo = UINT64_MAX;
-	*hi = 0;
-	FILE *f = fopen(maps, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long a, b;
-		int off = 0;
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &a, &b, &off) < 2 ||
-		    !off)
-			continue;
-		char *name = line + off;
-		name[strcspn(name, "\n")] = 0;
-		if (strcmp(name, path) != 0)
-			continue;
-		if (a < *lo)
-			*lo = a;
-		if (b > *hi)
-			*hi = b;
-	}
-	fclose(f);
-	if (*lo == UINT64_MAX)
-		*lo = *hi = 0;
+	struct extent e = { .path = path, .lo = UINT64_MAX };
+	maps_foreach(pid, extend, &e);
+	*lo = e.lo == UINT64_MAX ? 0 : e.lo;
+	*hi = e.lo == UINT64_MAX ? 0 : e.hi;
 }
 
 /* Record calls to S at ADDR through the inline path when it is wanted and
@@ -166,29 +163,30 @@ read_auxv(pid_t pid, uint64_t type, uint64_t *value)
 	return rc;
 }
 
+struct file_at {
+	uint64_t addr;
+	char *path;
+	size_t len;
+};
+
+static int
+match_file(void *arg, const struct mapping *m)
+{
+	struct file_at *f = arg;
+	if (f->addr < m->lo || f->addr >= m->hi)
+		return 0;
+	snprintf(f->path, f->len, "%s", m->path);
+	return 1;
+}
+
 /* The file mapped at ADDR in PID, into PATH. */
 static int
 mapping_path(pid_t pid, uint64_t addr, char *path, size_t len)
 {
-	char maps[64], line[PATH_MAX + 128];
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(maps, "re");
-	if (!f)
-		return -errno;
-	int rc = -ENOENT;
-	while (rc && fgets(line, sizeof(line), f)) {
-		unsigned long a, b;
-		int off = 0;
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &a, &b, &off) < 2 ||
-		    !off || addr < a || addr >= b)
-			continue;
-		char *name = line + off;
-		name[strcspn(name, "\n")] = 0;
-		snprintf(path, len, "%s", name);
-		rc = 0;
-	}
-	fclose(f);
-	return rc;
+	struct file_at f = { .addr = addr, .path = path, .len = len };
+	path[0] = 0;
+	int rc = maps_foreach(pid, match_file, &f);
+	return rc ? rc : path[0] ? 0 : -ENOENT;
 }
 
 static int

@@ -4,6 +4,7 @@
 #ifndef HT_TRACER_TRACER_PRIV_H
 #define HT_TRACER_TRACER_PRIV_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -110,6 +111,20 @@ struct tracer {
 	unsigned max_pcs;
 	uint64_t *pcs_scratch;
 };
+
+/* ---- maps.c: the target's mappings ---- */
+/* One line of /proc/PID/maps. PATH is "" for an anonymous mapping, and is
+   borrowed for the callback only. */
+struct mapping {
+	uint64_t lo, hi, offset;
+	char perms[5];
+	const char *path;
+};
+/* Called for each mapping; a nonzero return stops the walk (positive:
+   found, negative: an error maps_foreach returns). */
+typedef int (*maps_fn)(void *arg, const struct mapping *m);
+/* Walk PID's mappings in address order. Returns 0 or -errno. */
+int maps_foreach(pid_t pid, maps_fn fn, void *arg);
 
 /* ---- mem.c: the target's memory ---- */
 /* Read LEN bytes at ADDR of process PID; returns bytes read (maybe short

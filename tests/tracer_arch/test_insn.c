@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tests/check.h"
+#include "tests/tracer_arch/bytes.h"
 #include "tracer/arch/arch.h"
 #include "tracer/elfsym.h"
 
@@ -31,24 +32,6 @@
 #define SF (1u << 7)
 #define OF (1u << 11)
 
-static int32_t
-get32(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-			 (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
-static uint64_t
-get64(const uint8_t *p)
-{
-	return (uint32_t)get32(p) | (uint64_t)(uint32_t)get32(p + 4) << 32;
-}
-
-static uint64_t
-plus(uint64_t a, int64_t rel)
-{
-	return a + (uint64_t)rel;
-}
 
 /* Displace N bytes of CODE followed by nops, as a real 15-byte read would
    see them, so that the decoder must find the length itself. */

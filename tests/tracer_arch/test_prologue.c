@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tests/check.h"
+#include "tests/tracer_arch/bytes.h"
 #include "tracer/arch/arch.h"
 #include "tracer/elfsym.h"
 
@@ -29,24 +30,6 @@
 #define GIB (1ull << 30)
 #define PATCH ARCH_PATCH_JMP_LEN
 
-static int32_t
-get32(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-			 (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
-static uint64_t
-get64(const uint8_t *p)
-{
-	return (uint32_t)get32(p) | (uint64_t)(uint32_t)get32(p + 4) << 32;
-}
-
-static uint64_t
-plus(uint64_t a, int64_t rel)
-{
-	return a + (uint64_t)rel;
-}
 
 /* A direct branch, parsed by hand from its N bytes at AT. */
 struct branch {

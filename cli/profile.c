@@ -194,38 +194,14 @@ on_unwind(void *ctx, pid_t pid, const struct tracer_capture *cap,
 	return sym_unwind(pr->ss, &sc, pcs, max);
 }
 
-static struct tracer_stub_loc
-stub_loc(struct sym_stub_loc l)
-{
-	static const enum tracer_loc how[] = {
-		[SYM_STUB_UNDEF] = TRACER_LOC_UNDEF,
-		[SYM_STUB_SAME] = TRACER_LOC_SAME,
-		[SYM_STUB_CFA] = TRACER_LOC_CFA,
-		[SYM_STUB_AT_CFA] = TRACER_LOC_AT_CFA,
-	};
-	return (struct tracer_stub_loc){ .how = how[l.how], .off = l.off };
-}
-
 static int
 on_stub_rule(void *ctx, pid_t pid, uint64_t lookup_pc,
-	     struct tracer_stub_rule *out)
+	     struct ht_unwind_rule *out)
 {
 	struct profile *pr = profile_get(ctx, pid);
-	struct sym_stub_rule r;
 	if (!pr || !pr->ss)
 		return -ESRCH;
-	int err = sym_stub_rule_get(pr->ss, lookup_pc, &r);
-	if (err)
-		return err;
-	*out = (struct tracer_stub_rule){
-		.fp = r.fp,
-		.cfa_rbp = r.cfa_rbp,
-		.cfa_off = r.cfa_off,
-		.rsp = stub_loc(r.rsp),
-		.rbp = stub_loc(r.rbp),
-		.ra = stub_loc(r.ra),
-	};
-	return 0;
+	return sym_stub_rule_get(pr->ss, lookup_pc, out);
 }
 
 static void

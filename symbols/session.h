@@ -12,6 +12,7 @@
 #include <sys/user.h>
 
 #include "common/symbolizer.h"
+#include "common/unwind_rule.h"
 
 struct sym_session;
 
@@ -67,32 +68,6 @@ void sym_session_unwind_with_libdw(struct sym_session *ss, bool only);
 void sym_session_unwind_stats(const struct sym_session *ss,
 			      struct sym_unwind_stats *out);
 
-/* How sym_unwind steps from a frame to its caller, in terms simple enough
-   to be followed inside the target by heaptrace's inline stubs: the CFA is
-   rsp or rbp plus an offset, and each of the caller's rsp, rbp and return
-   address keeps its value, is unknown, or is the CFA plus an offset or the
-   word stored there. Registers other than these never matter to the
-   frames above: their CFAs depend on rsp and rbp alone, or they are not
-   written so. */
-enum sym_stub_how {
-	SYM_STUB_UNDEF,  /* unknown in the caller */
-	SYM_STUB_SAME,   /* the frame's own value (known when it is) */
-	SYM_STUB_CFA,    /* CFA + OFF */
-	SYM_STUB_AT_CFA, /* the word at CFA + OFF */
-};
-
-struct sym_stub_loc {
-	enum sym_stub_how how;
-	int32_t off;
-};
-
-struct sym_stub_rule {
-	bool fp;         /* no CFI: the frame-pointer step (the rest unused) */
-	bool cfa_rbp;    /* CFA = rbp + CFA_OFF, else rsp + CFA_OFF */
-	int32_t cfa_off;
-	struct sym_stub_loc rsp, rbp, ra;
-};
-
 /* The step sym_unwind takes from a frame whose lookup pc is LOOKUP_PC (its
    pc for the innermost frame, the return address minus one for the
    others), into *OUT: a walk that follows such rules, ends where the
@@ -102,7 +77,7 @@ struct sym_stub_rule {
    signal frame, code in no module, libdw asked for). The modules are
    re-read for a pc in none, as sym_unwind does. */
 int sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
-		      struct sym_stub_rule *out);
+		      struct ht_unwind_rule *out);
 
 /* Describe the C library's start functions (__libc_start_main, _start...)
    by their names, as --show-below-main=yes asks, instead of as

@@ -13,11 +13,11 @@
 /* Column COL of RU into *OUT. False when it is computed from anything but
    the CFA, which the stub does not track. */
 static bool
-stub_column(const struct sym_rule *ru, unsigned col, struct sym_stub_loc *out)
+stub_column(const struct sym_rule *ru, unsigned col, struct ht_unwind_loc *out)
 {
-	*out = (struct sym_stub_loc){ .how = SYM_STUB_UNDEF };
+	*out = (struct ht_unwind_loc){ .how = HT_LOC_UNDEF };
 	if (ru->same & (1u << col)) {
-		out->how = SYM_STUB_SAME;
+		out->how = HT_LOC_SAME;
 		return true;
 	}
 	for (unsigned i = 0; i < ru->n_set; i++) {
@@ -27,7 +27,7 @@ stub_column(const struct sym_rule *ru, unsigned col, struct sym_stub_loc *out)
 			continue;
 		if (l->base != SYM_LOC_CFA)
 			return false;
-		out->how = l->deref ? SYM_STUB_AT_CFA : SYM_STUB_CFA;
+		out->how = l->deref ? HT_LOC_AT_CFA : HT_LOC_CFA;
 		out->off = l->off;
 		return true;
 	}
@@ -38,11 +38,11 @@ stub_column(const struct sym_rule *ru, unsigned col, struct sym_stub_loc *out)
 
 int
 sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
-		  struct sym_stub_rule *out)
+		  struct ht_unwind_rule *out)
 {
 	const struct sym_rule *ru;
 
-	*out = (struct sym_stub_rule){ .fp = false };
+	*out = (struct ht_unwind_rule){ .fp = false };
 	if (ss->libdw_only || !sym_session_module(ss, lookup_pc))
 		return -ENOTSUP;
 	ru = sym_rules_get(ss, lookup_pc);

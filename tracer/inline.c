@@ -355,13 +355,13 @@ stack_bounds(pid_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
 
 /* The sink's rule in the stubs' terms. */
 static void
-ring_rule_from(const struct tracer_stub_rule *sr, struct ring_rule *ru)
+ring_rule_from(const struct ht_unwind_rule *sr, struct ring_rule *ru)
 {
 	static const uint8_t how[] = {
-		[TRACER_LOC_UNDEF] = RING_LOC_UNDEF,
-		[TRACER_LOC_SAME] = RING_LOC_SAME,
-		[TRACER_LOC_CFA] = RING_LOC_CFA,
-		[TRACER_LOC_AT_CFA] = RING_LOC_AT_CFA,
+		[HT_LOC_UNDEF] = RING_LOC_UNDEF,
+		[HT_LOC_SAME] = RING_LOC_SAME,
+		[HT_LOC_CFA] = RING_LOC_CFA,
+		[HT_LOC_AT_CFA] = RING_LOC_AT_CFA,
 	};
 	*ru = (struct ring_rule){
 		.kind = sr->fp ? RING_RULE_FP : RING_RULE_CFI,
@@ -382,11 +382,11 @@ static bool
 rule_publish(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	     uint64_t pc)
 {
-	struct tracer_stub_rule sr;
+	struct ht_unwind_rule sr;
 	struct ring_rule ru = { .kind = RING_RULE_COPY };
 	int err = t->sink->stub_rule(t->sink->ctx, p->pid, pc, &sr);
-	if (err == 0 && sr.rsp.how <= TRACER_LOC_AT_CFA &&
-	    sr.rbp.how <= TRACER_LOC_AT_CFA && sr.ra.how <= TRACER_LOC_AT_CFA)
+	if (err == 0 && sr.rsp.how <= HT_LOC_AT_CFA &&
+	    sr.rbp.how <= HT_LOC_AT_CFA && sr.ra.how <= HT_LOC_AT_CFA)
 		ring_rule_from(&sr, &ru);
 	else if (err != -ENOTSUP)
 		return false;

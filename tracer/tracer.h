@@ -13,6 +13,7 @@
 
 #include "common/event.h"
 #include "common/options.h"
+#include "common/unwind_rule.h"
 
 /* The stack as captured at an allocator's entry, for unwinding. Borrowed
    for the duration of the callback. */
@@ -23,31 +24,6 @@ struct tracer_capture {
 	uint64_t stack_addr;
 	bool running;         /* the thread ran on since: memory outside the
 				 copy is no longer what it was */
-};
-
-/* How to step from a frame to its caller, in the terms the inline path's
-   stubs can follow inside the target (docs/inline-backend.md, "Unwinding
-   in the stub"): the CFA is a register plus an offset, and the caller's
-   rsp, rbp and return address each keep their value, are unknown, or are
-   the CFA plus an offset or the word stored there. */
-enum tracer_loc {
-	TRACER_LOC_UNDEF,  /* unknown in the caller */
-	TRACER_LOC_SAME,   /* the frame's own value */
-	TRACER_LOC_CFA,    /* CFA + off */
-	TRACER_LOC_AT_CFA, /* the word at CFA + off */
-};
-
-struct tracer_stub_loc {
-	enum tracer_loc how;
-	int32_t off;
-};
-
-struct tracer_stub_rule {
-	bool fp;                 /* no CFI there: the unwinder follows the
-				    frame-pointer chain (the rest unused) */
-	bool cfa_rbp;            /* the CFA is rbp + CFA_OFF, else rsp + */
-	int32_t cfa_off;
-	struct tracer_stub_loc rsp, rbp, ra;
 };
 
 /* What the tracer tells its user. CTX is passed back to every member; no
@@ -75,7 +51,7 @@ struct tracer_sink {
 	   that frame then come to UNWIND as copies), or another negative
 	   error (this stack only is copied). NULL: stacks are always copied. */
 	int (*stub_rule)(void *ctx, pid_t pid, uint64_t lookup_pc,
-			 struct tracer_stub_rule *out);
+			 struct ht_unwind_rule *out);
 	/* One completed allocator call in PID, with the stack unwound at its
 	   entry (none for frees: Massif needs no stack for them). */
 	void (*event)(void *ctx, pid_t pid, const struct ht_event *ev);

@@ -35,14 +35,14 @@ selfrule_session(void)
 }
 
 static uint8_t
-how(enum sym_stub_how h)
+how(enum ht_unwind_how h)
 {
 	switch (h) {
-	case SYM_STUB_SAME:
+	case HT_LOC_SAME:
 		return RING_LOC_SAME;
-	case SYM_STUB_CFA:
+	case HT_LOC_CFA:
 		return RING_LOC_CFA;
-	case SYM_STUB_AT_CFA:
+	case HT_LOC_AT_CFA:
 		return RING_LOC_AT_CFA;
 	default:
 		return RING_LOC_UNDEF;
@@ -52,7 +52,7 @@ how(enum sym_stub_how h)
 bool
 selfrule_get(uint64_t pc, struct ring_rule *out)
 {
-	struct sym_stub_rule r;
+	struct ht_unwind_rule r;
 	struct sym_session *ss = selfrule_session();
 	lock();
 	selfrule_asked++;

@@ -114,6 +114,7 @@ struct block_table {
 	size_t mask;      /* capacity - 1; the capacity is a power of two */
 	unsigned shift;   /* 64 - log2(capacity), for the hash */
 	size_t count;
+	bool mapped;      /* slots from mmap (large tables), else malloc */
 };
 
 void block_table_init(struct block_table *bt);

@@ -126,9 +126,8 @@ map_ring_at(struct tproc *p, pid_t tid, struct inline_proc *ip, uint64_t at)
 			     MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, 0, &r);
 	if (!err)
 		err = inject(p, tid, SYS_mmap, base + l.file_len, l.size,
-			     PROT_READ | PROT_WRITE,
-			     MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd,
-			     l.data_off, &r);
+			     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+			     fd, l.data_off, &r); /* touched only by wrapping records */
 	uint64_t ignored;
 	inject(p, tid, SYS_close, fd, 0, 0, 0, 0, 0, &ignored);
 	if (err)

@@ -27,6 +27,8 @@ struct tracer_ring {
    between reserve and commit normally finishes within a few hundred ns. */
 #define COMMIT_SPINS 2000
 #define COMMIT_SLEEP_NS 20000
+/* Bytes ahead of the tail fetched early: a few records. */
+#define PREFETCH_AHEAD 512
 
 static bool
 is_pow2(uint64_t x)
@@ -42,10 +44,12 @@ map_ring(struct tracer_ring *r, uint64_t data_off, uint64_t size)
 	if (base == MAP_FAILED)
 		return -errno;
 	/* The data area twice, back to back, after the header: a record
-	   that runs past the end continues at the start. Populated now, so
-	   that producers do not take the first lap's page faults (the target
-	   maps the same pages and is left only minor faults). */
-	int flags = MAP_SHARED | MAP_FIXED | MAP_POPULATE;
+	   that runs past the end continues at the start. Populated by the
+	   target's mapping, which allocates the pages (so that its stubs do
+	   not take the first lap's faults); here they are only faulted in as
+	   records reach them, so that a quiet target does not cost the whole
+	   ring in the tracer's RSS. */
+	int flags = MAP_SHARED | MAP_FIXED;
 	if (mmap(base, r->file_len, PROT_READ | PROT_WRITE, flags, r->fd,
 		 0) == MAP_FAILED ||
 	    mmap(base + r->file_len, size, PROT_READ | PROT_WRITE, flags,
@@ -417,24 +421,36 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
 	uint64_t tail = h->tail; /* written only here */
 	uint64_t deadline = 0;
+	uint64_t published = tail;
+	uint64_t batch = h->size / 16;
 	long n = 0;
+	int ret = 0;
 	if (head - tail > r->st.max_fill)
 		r->st.max_fill = head - tail;
 	while (tail != head) {
 		uint32_t len;
 		struct ring_record *rec = ring_peek(h, tail, &len);
 		if (!rec) {
+			/* The record's writer may be waiting for room. */
+			ring_publish_tail(h, tail);
+			published = tail;
 			if (!wait_commit(r, tail, wait_ns, &deadline))
 				break;
 			continue;
 		}
-		if (!record_valid(h, rec, len))
-			return -HT_E_FORMAT;
+		if (!record_valid(h, rec, len)) {
+			ret = -HT_E_FORMAT;
+			break;
+		}
+		/* Records are read once, in order, long after another CPU
+		   wrote them: fetch the next ones while this one is used. */
+		__builtin_prefetch(ring_record_at(h, tail + PREFETCH_AHEAD));
+		__builtin_prefetch(ring_record_at(h, tail + PREFETCH_AHEAD + 64));
 		struct tracer_ring_item it;
 		item_fill(&it, rec);
-		int ret = fn(arg, &it);
+		ret = fn(arg, &it);
 		if (ret)
-			return ret;
+			break;
 		if (it.rec->kind == RING_REC_ALLOC ||
 		    it.rec->kind == RING_REC_REALLOC) {
 			if (it.npcs)
@@ -442,12 +458,20 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 			else
 				r->st.copied[it.copied]++;
 		}
-		ring_advance(h, tail, len);
+		ring_zero(h, tail, len);
 		tail += len;
+		if (tail - published >= batch) {
+			ring_publish_tail(h, tail);
+			published = tail;
+		}
 		r->st.records++;
 		r->st.bytes += len;
 		n++;
 	}
+	if (published != tail)
+		ring_publish_tail(h, tail);
+	if (ret)
+		return ret;
 	return n;
 }
 

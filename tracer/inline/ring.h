@@ -519,14 +519,23 @@ ring_peek(struct ring_header *h, uint64_t tail, uint32_t *len)
 }
 
 /* Consumer: zero the LEN bytes consumed at TAIL, so that each commit word
-   of the next lap reads 0 until written, then publish the new tail. */
+   of the next lap reads 0 until written. The tail is published apart
+   (ring_publish_tail), in batches. */
 static inline void
-ring_advance(struct ring_header *h, uint64_t tail, uint32_t len)
+ring_zero(struct ring_header *h, uint64_t tail, uint32_t len)
 {
 	uint64_t *w = (uint64_t *)ring_record_at(h, tail);
 	for (uint32_t i = 0; i < len / 8; i++)
 		w[i] = 0;
-	__atomic_store_n(&h->tail, tail + len, __ATOMIC_RELEASE);
+}
+
+/* Consumer: hand the bytes before TAIL, zeroed, back to the producers.
+   Every store moves the tail's cache line away from the producers, which
+   read it at each reservation: hence batches rather than every record. */
+static inline void
+ring_publish_tail(struct ring_header *h, uint64_t tail)
+{
+	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 }
 
 #endif

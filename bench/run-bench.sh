@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Wall time of native runs, heaptrace, Massif and heaptrack, measured side by
 # side in one sitting, as medians of RUNS runs, printed as ratios to native.
-# Usage: bench/run-bench.sh [BUILD_DIR] (default build); RUNS=3 by default.
+# Usage: bench/run-bench.sh [BUILD_DIR] (default build); RUNS=3 by default,
+# PTRACE_RUNS=1 (the ptrace backend takes minutes on the cc1 case).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 RUNS=${RUNS:-3}
+PTRACE_RUNS=${PTRACE_RUNS:-1}
 HT="$BUILD/heaptrace"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -25,9 +27,15 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-# median_time LABEL CMD...: run CMD RUNS times, print the median.
+# median_time CMD...: run CMD RUNS times, print the median.
 median_time() {
-	for i in $(seq "$RUNS"); do timed "$@"; done | median
+	median_of "$RUNS" "$@"
+}
+
+# median_of N CMD...: run CMD N times, print the median.
+median_of() {
+	n=$1; shift
+	for i in $(seq "$n"); do timed "$@"; done | median
 }
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -42,7 +50,7 @@ bench_one() {
 	name=$1; shift
 	native=$(median_time "$@")
 	ht=$(median_time "$HT" run -q --backend=inline --time-unit=B --massif-out-file="$W/ht.out" -- "$@")
-	htp=$(median_time "$HT" run -q --backend=ptrace --time-unit=B --massif-out-file="$W/ht.out" -- "$@")
+	htp=$(median_of "$PTRACE_RUNS" "$HT" run -q --backend=ptrace --time-unit=B --massif-out-file="$W/ht.out" -- "$@")
 	"$HT" run --stats=yes -q --time-unit=B --massif-out-file="$W/ht.out" -- "$@" \
 		>/dev/null 2>"$W/stats" </dev/null || true
 	events=$(sed -n 's/.*stats: process [0-9]*: \([0-9]*\) events.*/\1/p' "$W/stats" | head -1)
@@ -75,12 +83,15 @@ echo "heaptrace bench: medians of $RUNS runs, wall time ratio to native ($(nproc
 bench_one "compute-bound" "$W/compute"
 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 export PERL_HASH_SEED PERL_PERTURB_KEYS
 bench_one "perl 200k-key hash" perl -e 'my %h; $h{$_} = $_ for 1..200000;'
-# gcc's cc1 at -O2 on a few thousand lines of C (heaptrace's Valgrind
-# allocator model, preprocessed).
+# gcc's cc1 at -O2 on a few thousand lines of C, generated (deterministic).
 cc1=$(cc -print-prog-name=cc1)
 if [ -x "$cc1" ]; then
-	cat snapshot/extra_valgrind.c |
-		cc -E -I. -D_GNU_SOURCE -x c - > "$W/big.i" 2>/dev/null
-	bench_one "cc1 -O2 ($(wc -l < "$W/big.i") lines)" "$cc1" -fpreprocessed -quiet -O2 "$W/big.i" -o /dev/null
+	awk -v N=150 -f bench/gen-c.awk > "$W/big.c"
+	bench_one "cc1 -O2 ($(wc -l < "$W/big.c") lines)" "$cc1" -quiet -O2 "$W/big.c" -o /dev/null
 fi
+# What one event costs on each side: the stub in the target, the unwind
+# in the tracer (for stacks the stub could not walk, and the ptrace path).
+meson test -C "$BUILD" --no-rebuild --verbose inline-bench bench 2>&1 |
+	grep -E '^(ns per call|direct|stub,|unwind per event|cached lookup)' |
+	sed 's/^/per event: /'
 "$BUILD/bench/engine_bench" 2000000 | sed 's/^/engine alone: /'

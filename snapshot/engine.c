@@ -268,17 +268,28 @@ invisible_to_massif(const struct snap_engine *eng, enum ht_alloc_fn fn)
 
 /* ---- Blocks ---- */
 
+/* B as its extra-bytes model described it. */
+static struct snap_extra_block
+block_extra(const struct snap_engine *eng, const struct block *b)
+{
+	return (struct snap_extra_block){
+		.extra = snap_extra_of(eng->extra_model, b->req, b->cookie),
+		.cookie = b->cookie,
+	};
+}
+
 /* Massif's deallocation of B, already out of the address table. */
 static void
 release(struct snap_engine *eng, const struct block *b)
 {
-	snap_extra_release(eng->extra_model, &b->x);
+	struct snap_extra_block x = block_extra(eng, b);
+	snap_extra_release(eng->extra_model, &x);
 	eng->stats.frees++;
 	eng->stats.live_blocks--;
 	if (b->ignored)
 		return;
 	attempt_peak(eng);
-	account(eng, -(int64_t)b->req, -(int64_t)b->x.extra);
+	account(eng, -(int64_t)b->req, -(int64_t)x.extra);
 	charge(eng, b->leaf, -(int64_t)b->req);
 	attempt_normal(eng);
 }
@@ -328,9 +339,11 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 		do_free(eng, ev->addr);
 	}
 	struct block b = { .addr = ev->addr, .req = ev->size };
+	struct snap_extra_block x;
 	if (snap_extra_alloc(eng->extra_model, ev->size,
-			     normalised_alignment(ev), ev->usable, &b.x) < 0)
+			     normalised_alignment(ev), ev->usable, &x) < 0)
 		return;
+	b.cookie = x.cookie;
 	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, ev->pcs,
 				   ev->npcs);
 	/* Ignored: the block is remembered so that its free and reallocs
@@ -344,7 +357,7 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 		return;
 	}
 	charge(eng, b.leaf, (int64_t)ev->size);
-	account(eng, (int64_t)ev->size, (int64_t)b.x.extra);
+	account(eng, (int64_t)ev->size, (int64_t)x.extra);
 	attempt_normal(eng);
 }
 
@@ -359,10 +372,11 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
    and in the counters (semantics §5.4). With --massif-compat=no the tree
    and counters stay consistent instead: an ignored block stays out of
    both, and a counted block reallocated from an ignored function leaves
-   them as if freed. LEAF is the realloc's own tree node (0: ignored). */
+   them as if freed. LEAF is the realloc's own tree node (0: ignored);
+   OLD_EXTRA the block's extra bytes before the call. */
 static void
 realloc_ignored(struct snap_engine *eng, struct block *b,
-		const struct ht_event *ev, uint32_t leaf)
+		const struct ht_event *ev, uint32_t leaf, uint64_t old_extra)
 {
 	bool was_counted = !b->ignored;
 	b->ignored = true;
@@ -371,7 +385,7 @@ realloc_ignored(struct snap_engine *eng, struct block *b,
 			charge(eng, leaf, (int64_t)ev->size);
 	} else if (was_counted) {
 		charge(eng, b->leaf, -(int64_t)b->req);
-		account(eng, -(int64_t)b->req, -(int64_t)b->x.extra);
+		account(eng, -(int64_t)b->req, -(int64_t)old_extra);
 		attempt_normal(eng);
 	}
 	b->leaf = 0;
@@ -385,10 +399,10 @@ realloc_block(struct snap_engine *eng, struct block *b,
 	      const struct ht_event *ev)
 {
 	eng->stats.reallocs++;
-	uint64_t old_req = b->req, old_extra = b->x.extra;
+	struct snap_extra_block x = block_extra(eng, b);
+	uint64_t old_req = b->req, old_extra = x.extra;
 	if (!b->ignored && ev->size < old_req)
 		attempt_peak(eng);
-	struct snap_extra_block x = b->x;
 	if (snap_extra_realloc(eng->extra_model, &x, old_req, ev->size,
 			       ev->usable) < 0) {
 		reattach(eng, b);
@@ -402,7 +416,7 @@ realloc_block(struct snap_engine *eng, struct block *b,
 		leaf = stack_filter_leaf(&eng->filter, &eng->tree, ev->pcs,
 					 ev->npcs);
 	if (b->ignored || !leaf) {
-		realloc_ignored(eng, b, ev, leaf);
+		realloc_ignored(eng, b, ev, leaf, old_extra);
 	} else {
 		charge(eng, b->leaf, -(int64_t)old_req);
 		b->leaf = leaf;
@@ -411,7 +425,7 @@ realloc_block(struct snap_engine *eng, struct block *b,
 		account(eng, (int64_t)ev->size - (int64_t)old_req,
 			(int64_t)x.extra - (int64_t)old_extra);
 	}
-	b->x = x;
+	b->cookie = x.cookie;
 	b->addr = ev->addr;
 	place(eng, b);
 	if (!b->ignored)

@@ -79,7 +79,16 @@ snap_extra_alloc(struct snap_extra *x, uint64_t req, uint64_t align,
 		return -1;
 	if (align)
 		align = pow2_at_least_16(align);
-	return x->ops->alloc(x, req, align, usable, out);
+	if (x->ops->alloc(x, req, align, usable, out) < 0)
+		return -1;
+	out->extra = x->ops->extra_of(x, req, out->cookie);
+	return 0;
+}
+
+uint64_t
+snap_extra_of(const struct snap_extra *x, uint64_t req, uint64_t cookie)
+{
+	return x->ops->extra_of(x, req, cookie);
 }
 
 void
@@ -94,5 +103,8 @@ snap_extra_realloc(struct snap_extra *x, struct snap_extra_block *b,
 {
 	if (req_new > EXTRA_MAX_REQ)
 		return -1;
-	return x->ops->realloc(x, b, req_old, req_new, usable);
+	if (x->ops->realloc(x, b, req_old, req_new, usable) < 0)
+		return -1;
+	b->extra = x->ops->extra_of(x, req_new, b->cookie);
+	return 0;
 }

@@ -48,6 +48,11 @@ int snap_extra_alloc(struct snap_extra *x, uint64_t req, uint64_t align,
 		     uint64_t usable, struct snap_extra_block *out);
 /* The block described by B (as returned for it) is freed. */
 void snap_extra_release(struct snap_extra *x, const struct snap_extra_block *b);
+/* The extra bytes of the live block of REQ bytes the model handed COOKIE
+   (what alloc or realloc put in its snap_extra_block), so that a caller
+   holding many blocks need keep only the cookie. */
+uint64_t snap_extra_of(const struct snap_extra *x, uint64_t req,
+		       uint64_t cookie);
 /* The block B holding REQ_OLD bytes is resized to REQ_NEW bytes; USABLE as
    for snap_extra_alloc. Updates *B in place. Returns 0, or -1 when the
    model's allocator would have failed (B unchanged). */

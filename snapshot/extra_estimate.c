@@ -39,8 +39,7 @@ estimate_alloc(struct snap_extra *x, uint64_t req, uint64_t align,
 	       uint64_t usable, struct snap_extra_block *out)
 {
 	(void)usable;
-	out->extra = estimate(x, req, align);
-	out->cookie = 0;
+	out->cookie = estimate(x, req, align); /* nothing else to remember */
 	return 0;
 }
 
@@ -59,8 +58,16 @@ estimate_realloc(struct snap_extra *x, struct snap_extra_block *b,
 {
 	(void)req_old;
 	(void)usable;
-	b->extra = estimate(x, req_new, 0);
+	b->cookie = estimate(x, req_new, 0);
 	return 0;
+}
+
+static uint64_t
+estimate_extra_of(const struct snap_extra *x, uint64_t req, uint64_t cookie)
+{
+	(void)x;
+	(void)req;
+	return cookie;
 }
 
 const struct extra_ops extra_estimate_ops = {
@@ -71,4 +78,5 @@ const struct extra_ops extra_estimate_ops = {
 	.alloc = estimate_alloc,
 	.release = estimate_release,
 	.realloc = estimate_realloc,
+	.extra_of = estimate_extra_of,
 };

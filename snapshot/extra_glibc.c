@@ -146,15 +146,15 @@ chunk_realloc(const struct glibc_state *g, uint64_t old, uint64_t n)
 	return chunk_malloc(g, n);
 }
 
-/* Fill B for a block of REQ bytes whose predicted size word is WORD; the
-   tracer's chunk size USABLE, when there is one, wins for the size. */
+/* Fill B's cookie for a block whose predicted size word is WORD; the
+   tracer's chunk size USABLE, when there is one, wins for the size. The
+   extra bytes follow from it (glibc_extra_of). */
 static void
-fill(struct snap_extra_block *b, uint64_t req, uint64_t word, uint64_t usable)
+fill(struct snap_extra_block *b, uint64_t word, uint64_t usable)
 {
 	uint64_t size = usable ? usable & ~(uint64_t)SIZE_FLAGS :
 				 word & ~(uint64_t)SIZE_FLAGS;
 
-	b->extra = size > req ? size - req : 0;
 	b->cookie = size | (word & IS_MMAPPED);
 }
 
@@ -171,7 +171,7 @@ glibc_alloc(struct snap_extra *x, uint64_t req, uint64_t align,
 		word = chunk_malloc(g, req);
 	if (!word)
 		return -1;
-	fill(out, req, word, usable);
+	fill(out, word, usable);
 	return 0;
 }
 
@@ -193,8 +193,18 @@ glibc_realloc(struct snap_extra *x, struct snap_extra_block *b,
 	const struct glibc_state *g = x->state;
 	uint64_t old = b->cookie ? b->cookie : req_old + b->extra;
 
-	fill(b, req_new, chunk_realloc(g, old, req_new), usable);
+	fill(b, chunk_realloc(g, old, req_new), usable);
 	return 0;
+}
+
+/* The chunk beyond the request: its size is in the cookie. */
+static uint64_t
+glibc_extra_of(const struct snap_extra *x, uint64_t req, uint64_t cookie)
+{
+	uint64_t size = cookie & ~(uint64_t)SIZE_FLAGS;
+
+	(void)x;
+	return size > req ? size - req : 0;
 }
 
 const struct extra_ops extra_glibc_ops = {
@@ -205,4 +215,5 @@ const struct extra_ops extra_glibc_ops = {
 	.alloc = glibc_alloc,
 	.release = glibc_release,
 	.realloc = glibc_realloc,
+	.extra_of = glibc_extra_of,
 };

@@ -35,6 +35,10 @@ struct extra_ops {
 	/* As snap_extra_realloc. */
 	int (*realloc)(struct snap_extra *x, struct snap_extra_block *b,
 		       uint64_t req_old, uint64_t req_new, uint64_t usable);
+	/* As snap_extra_of. The extra bytes alloc and realloc return are
+	   this function's, so the two cannot disagree. */
+	uint64_t (*extra_of)(const struct snap_extra *x, uint64_t req,
+			     uint64_t cookie);
 };
 
 struct snap_extra {

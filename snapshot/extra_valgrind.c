@@ -633,8 +633,7 @@ vg_alloc(struct snap_extra *x, uint64_t req, uint64_t align, uint64_t usable,
 		i = arena_memalign(a, psz, align);
 	if (i == NIL)
 		return -1;
-	out->extra = x->admin + (a->blk[i].size - BLOCK_OVERHEAD - req);
-	out->cookie = (uint64_t)i + 1;
+	out->cookie = (uint64_t)i + 1; /* the extra bytes: vg_extra_of */
 	return 0;
 }
 
@@ -656,18 +655,29 @@ vg_realloc(struct snap_extra *x, struct snap_extra_block *b, uint64_t req_old,
 	   uint64_t req_new, uint64_t usable)
 {
 	uint64_t slop_old = b->extra - x->admin;
-	struct snap_extra_block nb;
+	struct snap_extra_block nb = { 0 };
 
 	(void)usable;
-	if (req_new <= req_old + slop_old) {
-		b->extra = x->admin + slop_old + (req_old - req_new);
-		return 0;
-	}
+	if (req_new <= req_old + slop_old)
+		return 0; /* same block: vg_extra_of gives its new slop */
 	if (vg_alloc(x, req_new, 0, 0, &nb))
 		return -1;
 	vg_release(x, b);
 	*b = nb;
 	return 0;
+}
+
+/* The block's payload beyond the request (rounding and memalign's slop),
+   plus --heap-admin: what Massif adds to mem_heap_extra_B. */
+static uint64_t
+vg_extra_of(const struct snap_extra *x, uint64_t req, uint64_t cookie)
+{
+	const struct arena *a = x->state;
+	uint32_t i = live_blk(a, cookie);
+
+	if (i == NIL)
+		return x->admin;
+	return x->admin + (a->blk[i].size - BLOCK_OVERHEAD - req);
 }
 
 const struct extra_ops extra_valgrind_ops = {
@@ -678,6 +688,7 @@ const struct extra_ops extra_valgrind_ops = {
 	.alloc = vg_alloc,
 	.release = vg_release,
 	.realloc = vg_realloc,
+	.extra_of = vg_extra_of,
 };
 
 uint64_t

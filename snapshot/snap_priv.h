@@ -95,15 +95,16 @@ void snapshot_clear(struct snap_snapshot *s);
 uint64_t snapshots_cull(struct snap_snapshot *snaps, size_t *n, unsigned max);
 
 /* ---- Block table (blocks.c) ---- */
-/* A live block, stored in the table itself. What a probe reads comes
-   first, so that it rarely spans two cache lines. */
+/* A live block, stored in the table itself: 32 bytes, two to a cache
+   line. Its extra bytes are not kept but asked of the model from the
+   cookie (block_extra): the table is most of the engine's memory. */
 struct block {
 	uint64_t addr;
+	uint64_t req;
+	uint64_t cookie;  /* the extra-bytes model's (snap_extra_block) */
 	uint32_t leaf;    /* tree node charged with REQ; 0 when ignored */
 	bool used;        /* the table slot holds a block */
 	bool ignored;
-	uint64_t req;
-	struct snap_extra_block x;
 };
 
 /* Open addressing with linear probing and backward-shift deletion (no

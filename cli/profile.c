@@ -39,6 +39,8 @@ struct profiler {
 	char *const *argv;
 	struct u64map profiles; /* pid -> struct profile * */
 	int write_failures;
+	pid_t foreign_next; /* announced another allocator than glibc's
+			       before its profile started (static) */
 };
 
 static struct profile *
@@ -121,6 +123,21 @@ loader_allocation(const struct profile *pr, const struct ht_event *ev)
 	return false;
 }
 
+/* A started engine for PR: the extra bytes of Valgrind's arena under
+   --massif-compat=yes, else glibc's chunks when GLIBC (the program's malloc
+   is glibc's), else the estimate (--heap-admin plus rounding). */
+static struct snap_engine *
+engine_new(const struct profiler *prof, struct profile *pr, bool glibc)
+{
+	enum snap_extra_kind kind = prof->opt->massif_compat
+		? SNAP_EXTRA_VALGRIND
+		: glibc ? SNAP_EXTRA_GLIBC : SNAP_EXTRA_ESTIMATE;
+	struct snap_engine *eng = snap_engine_new(
+		prof->opt, &pr->sym, snap_extra_new(kind, prof->opt));
+	snap_engine_start(eng, 0);
+	return eng;
+}
+
 static void
 on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 {
@@ -156,17 +173,35 @@ on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 			pr->no_symbols = sym_table_new();
 			pr->sym = sym_table_symbolizer(pr->no_symbols);
 		}
-		enum snap_extra_kind kind = prof->opt->massif_compat
-			? SNAP_EXTRA_VALGRIND : SNAP_EXTRA_GLIBC;
-		pr->eng = snap_engine_new(prof->opt, &pr->sym,
-					  snap_extra_new(kind, prof->opt));
-		snap_engine_start(pr->eng, 0);
+		pr->eng = engine_new(prof, pr, prof->foreign_next != pid);
 		if (parent == pid)
 			argv_from_proc(pr, pid);
 		else
 			argv_copy(pr, prof->argv);
 	}
+	prof->foreign_next = 0;
 	u64map_put(&prof->profiles, (uint64_t)pid, (uint64_t)(uintptr_t)pr);
+}
+
+/* PID's malloc is glibc's or not: the estimate replaces glibc's chunk
+   model for another allocator, whose blocks have no glibc chunk sizes. */
+static void
+on_allocator(void *ctx, pid_t pid, bool glibc)
+{
+	struct profiler *prof = ctx;
+	if (glibc || prof->opt->massif_compat)
+		return;
+	struct profile *pr = profile_get(prof, pid);
+	if (!pr) {
+		prof->foreign_next = pid;
+		return;
+	}
+	/* Probes are planted before any call is reported: the engine has
+	   nothing yet, and starts over with the other model. */
+	if (snap_engine_stats(pr->eng).events)
+		return;
+	snap_engine_free(pr->eng);
+	pr->eng = engine_new(prof, pr, false);
 }
 
 static void
@@ -371,6 +406,7 @@ profiler_sink(struct profiler *prof)
 		.modules_changed = on_modules_changed,
 		.unwind = on_unwind,
 		.stub_rule = on_stub_rule,
+		.allocator = on_allocator,
 		.event = on_event,
 		.process_end = on_process_end,
 	};

@@ -63,6 +63,12 @@ ht_event_from_call(enum ht_alloc_fn fn, const uint64_t args[3],
 		ev->align = 4096;
 		ev->size = args[0];
 		break;
+	case HT_FN_NEW_ALIGNED:
+	case HT_FN_NEW_ARRAY_ALIGNED:
+		/* (size, std::align_val_t[, const std::nothrow_t &]) */
+		ev->align = args[1];
+		ev->size = args[0];
+		break;
 	default:
 		ev->size = args[0];
 		break;

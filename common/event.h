@@ -40,13 +40,13 @@ enum ht_alloc_fn {
 	HT_FN_ALIGNED_ALLOC,
 	HT_FN_VALLOC,
 	HT_FN_PVALLOC,
-	HT_FN_NEW,
-	HT_FN_NEW_ARRAY,
-	HT_FN_NEW_ALIGNED,
-	HT_FN_NEW_ARRAY_ALIGNED,
+	HT_FN_NEW,               /* operator new(size[, nothrow]) */
+	HT_FN_NEW_ARRAY,         /* operator new[](size[, nothrow]) */
+	HT_FN_NEW_ALIGNED,       /* operator new(size, align[, nothrow]) */
+	HT_FN_NEW_ARRAY_ALIGNED, /* operator new[](size, align[, nothrow]) */
 	HT_FN_FREE,
-	HT_FN_DELETE,
-	HT_FN_DELETE_ARRAY,
+	HT_FN_DELETE,            /* operator delete(ptr, ...): every variant */
+	HT_FN_DELETE_ARRAY,      /* operator delete[](ptr, ...) */
 	HT_FN_COUNT
 };
 

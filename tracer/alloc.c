@@ -12,7 +12,13 @@
    call is pending on the same thread and the new one returns either into
    the trampoline (a tail call) or into the pending call's object. A signal
    handler allocating while malloc is pending returns into user code, so it
-   counts as a call of its own. */
+   counts as a call of its own.
+
+   An allocator's own operator delete (jemalloc's) may end in a tail call
+   to free: both would report the block. So an operator delete, reported
+   at its entry as any free, is kept pending until it returns, for what it
+   calls to be internal; free itself is not (one stop per call). Only
+   allocator-provided operators are probed (loader.c). */
 #include "tracer_priv.h"
 
 #include <errno.h>
@@ -71,21 +77,61 @@ emit(struct tracer *t, struct tracee *tc, struct ht_event *ev)
 	t->sink->event(t->sink->ctx, tc->proc->pid, ev);
 }
 
+/* Calls that report at their entry, and are only kept pending so that
+   the calls they make are internal. */
+static bool
+reported_at_entry(enum ht_alloc_fn fn)
+{
+	return fn == HT_FN_DELETE || fn == HT_FN_DELETE_ARRAY;
+}
+
+/* Swap the return address at REGS->rsp for the trampoline and remember
+   PC (which takes ownership of its stack) until the call returns. */
+static int
+push_pending(struct tracee *tc, struct user_regs_struct *regs,
+	     struct pending_call *pc)
+{
+	int err = mem_write(tc->tid, regs->rsp, &tc->proc->tramp, 8);
+	if (err) {
+		pending_free(pc);
+		return err;
+	}
+	ht_xgrow((void **)&tc->pending, &tc->cap_pending, tc->n_pending + 1,
+		 sizeof(*tc->pending));
+	tc->pending[tc->n_pending++] = *pc;
+	ht_debug("thread %d: %s entry, returns to 0x%llx (slot 0x%llx)",
+		 (int)tc->tid, ht_alloc_fn_name(pc->fn),
+		 (unsigned long long)pc->orig, (unsigned long long)pc->slot);
+	return 0;
+}
+
 static int
 free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	   struct user_regs_struct *regs)
 {
-	uint64_t ret = 0;
-	if (tc->n_pending && mem_read(tc->tid, regs->rsp, &ret, 8) != 8)
-		return -ESRCH;
 	uint64_t ptr = arch_arg(regs, 0);
-	if (ptr && !is_internal(tc, ret)) {
-		struct ht_event ev = {
-			.kind = HT_EV_FREE, .fn = pr->fn, .addr = ptr,
-		};
-		emit(t, tc, &ev);
-	}
-	return 0;
+	if (!ptr)
+		return 0;
+	bool hold = reported_at_entry(pr->fn) && tc->proc->tramp;
+	uint64_t ret = 0;
+	if ((tc->n_pending || hold) &&
+	    mem_read(tc->tid, regs->rsp, &ret, 8) != 8)
+		return -ESRCH;
+	if (hold)
+		drop_stale(tc, regs->rsp);
+	if (is_internal(tc, ret))
+		return 0;
+	struct ht_event ev = {
+		.kind = HT_EV_FREE, .fn = pr->fn, .addr = ptr,
+	};
+	emit(t, tc, &ev);
+	if (!hold)
+		return 0;
+	struct pending_call pc = {
+		.slot = regs->rsp, .orig = ret, .fn = pr->fn,
+		.args = { ptr }, .obj_lo = pr->obj_lo, .obj_hi = pr->obj_hi,
+	};
+	return push_pending(tc, regs, &pc);
 }
 
 int
@@ -122,18 +168,7 @@ alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 		memcpy(pc.pcs, t->pcs_scratch, k * sizeof(*pc.pcs));
 		pc.npcs = k;
 	}
-	int err = mem_write(tc->tid, regs->rsp, &tc->proc->tramp, 8);
-	if (err) {
-		pending_free(&pc);
-		return err;
-	}
-	ht_xgrow((void **)&tc->pending, &tc->cap_pending, tc->n_pending + 1,
-		 sizeof(*tc->pending));
-	tc->pending[tc->n_pending++] = pc;
-	ht_debug("thread %d: %s entry, returns to 0x%llx (slot 0x%llx)",
-		 (int)tc->tid, ht_alloc_fn_name(pc.fn),
-		 (unsigned long long)pc.orig, (unsigned long long)pc.slot);
-	return 0;
+	return push_pending(tc, regs, &pc);
 }
 
 /* Fill EV from the finished call PC whose return value is RV. Returns
@@ -169,7 +204,8 @@ alloc_return(struct tracer *t, struct tracee *tc,
 	}
 	struct pending_call pc = tc->pending[--tc->n_pending];
 	struct ht_event ev = { .pcs = pc.pcs, .npcs = pc.npcs };
-	if (describe_result(tc->tid, &pc, arch_retval(regs), &ev))
+	if (!reported_at_entry(pc.fn) &&
+	    describe_result(tc->tid, &pc, arch_retval(regs), &ev))
 		emit(t, tc, &ev);
 	regs->rip = pc.orig;
 	pending_free(&pc);

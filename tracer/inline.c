@@ -25,6 +25,7 @@
 #include "tracer/inline/consumer.h"
 #include "tracer/inline/stub_blob.h"
 #include "tracer/inline/tramp.h"
+#include "tracer/inline/tsc.h"
 
 #define THREAD_CAP 1024
 /* Rule-table entries (32 bytes each), at most half of them used: lookup
@@ -51,6 +52,16 @@ struct inline_patch {
 	uint64_t obj_lo, obj_hi;
 };
 
+/* A vfork child of the ring's process, which runs in its memory: records
+   tagged with its TID are its own (inline_vfork_child). PROC NULL: it has
+   left, and its records still in the ring (before position GONE_HEAD)
+   are dropped. */
+struct vfork_route {
+	uint32_t tid;
+	struct tproc *proc;
+	uint64_t gone_head;
+};
+
 struct inline_proc {
 	struct tracer_ring *ring;
 	uint64_t ring_addr;   /* where the header is mapped in the target */
@@ -58,6 +69,13 @@ struct inline_proc {
 	struct inline_patch patches[RING_MAX_FNS];
 	unsigned n_patches;
 	bool broken;          /* the ring was corrupted: events are lost */
+	bool drain_time;      /* --time-unit=ms without a usable TSC: records
+				 are timed when drained */
+	struct tproc *owner;  /* the process whose memory holds the ring;
+				 NULL once gone (a vfork child outlived it) */
+	unsigned refs;        /* the owner and its vfork children */
+	struct vfork_route *vforks;
+	size_t n_vforks, cap_vforks;
 };
 
 static uint32_t
@@ -67,17 +85,26 @@ stack_copy(const struct tracer *t)
 	return quarter < STACK_COPY ? quarter : STACK_COPY;
 }
 
-/* A ring for one process: stubs walk stacks when the sink can give them
-   rules and a walk as deep as the unwinder's fits, else copy them. */
+/* A ring for process P, into IP: stubs walk stacks when the sink can give
+   them rules and a walk as deep as the unwinder's fits, else copy them;
+   they stamp calls with the TSC when the clock is milliseconds and the TSC
+   can be trusted (else records are timed when drained). */
 static int
-ring_new(const struct tracer *t, struct tracer_ring **out)
+ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip)
 {
 	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, RULE_CAP,
-				  stack_copy(t), out);
-	if (!err && t->sink->stub_rule &&
-	    tracer_ring_walk_set(*out, t->max_pcs) != 0)
+				  stack_copy(t), &ip->ring);
+	if (err)
+		return err;
+	if (t->sink->stub_rule &&
+	    tracer_ring_walk_set(ip->ring, t->max_pcs) != 0)
 		ht_debug("stacks too deep for the stubs to walk: copied");
-	return err;
+	if (t->opt->time_unit == HT_TIME_MS && tsc_usable())
+		tracer_ring_stamp(ip->ring);
+	ip->drain_time = t->opt->time_unit == HT_TIME_MS && !tsc_usable();
+	ip->owner = p;
+	ip->refs = 1;
+	return 0;
 }
 
 /* ---- Mapping the ring into the target ---- */
@@ -154,7 +181,7 @@ inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near)
 	if (p->inl)
 		return 0;
 	struct inline_proc *ip = ht_xcalloc(1, sizeof(*ip));
-	int err = ring_new(t, &ip->ring);
+	int err = ring_new(t, p, ip);
 	if (!err)
 		err = map_ring_at(p, tid, ip, 0);
 	if (!err)
@@ -170,81 +197,207 @@ inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near)
 
 /* ---- Patching ---- */
 
-int
-inline_patch(struct tracer *t, struct tproc *p, pid_t tid, uint64_t addr,
-	     size_t func_len, enum ht_alloc_fn fn, uint64_t lo, uint64_t hi)
+/* A target made ready while the threads run: its first instructions
+   relocated into a scratch area near it, so that with the threads stopped
+   only the trampoline and the jump remain to be written. */
+struct prepared {
+	struct inline_target *tg;
+	uint64_t area;            /* the trampoline, then the relocated copy */
+	struct arch_relocated rel;
+};
+
+static uint64_t
+copy_addr(const struct prepared *pr)
 {
-	(void)t;
-	struct inline_proc *ip = p->inl;
-	if (!ip || ip->n_patches >= RING_MAX_FNS)
-		return -ENOSPC;
+	return pr->area + TRACER_TRAMP_MAX;
+}
+
+static bool
+already_patched(const struct inline_proc *ip, uint64_t addr)
+{
 	for (unsigned i = 0; i < ip->n_patches; i++)
 		if (ip->patches[i].addr == addr)
-			return 0; /* an alias of a function already patched */
-	if (p->n_threads != 1)
-		return -EBUSY; /* patching needs every thread stopped */
-	uint8_t code[4096];
-	size_t want = func_len && func_len < sizeof(code) ? func_len
-							   : sizeof(code);
-	ssize_t n = mem_read(p->pid, addr, code, want);
-	if (n < 16)
-		return n < 0 ? (int)n : -EFAULT;
+			return true;
+	return false;
+}
 
-	uint64_t area;
-	int err = scratch_alloc(p, tid, addr, TRACER_TRAMP_MAX + ARCH_RELOC_MAX,
-				&area);
+/* The first of TARGETS[0..I] at TARGETS[I]'s address (memalign and
+   aligned_alloc share code): only that one is patched. */
+static size_t
+first_at(const struct inline_target *targets, size_t i)
+{
+	size_t j = 0;
+	while (targets[j].addr != targets[i].addr)
+		j++;
+	return j;
+}
+
+/* Read PR's function, relocate the instructions its jump will cover and
+   write their copy into a scratch area. 0, or negative when the function
+   keeps an int3. */
+static int
+prepare_target(struct tproc *p, pid_t tid, struct prepared *pr)
+{
+	const struct inline_target *tg = pr->tg;
+	uint8_t code[4096];
+	size_t want = tg->func_len && tg->func_len < sizeof(code)
+		? tg->func_len : sizeof(code);
+	ssize_t n = mem_read(tid, tg->addr, code, want); /* a live thread */
+	/* A function may be shorter than 16 bytes: a lone jmp (jemalloc's
+	   operator delete tail-jumps to free) is patched like any other. */
+	if (n < (ssize_t)(want < 16 ? want : 16))
+		return n < 0 ? (int)n : -EFAULT;
+	int err = scratch_alloc(p, tid, tg->addr,
+				TRACER_TRAMP_MAX + ARCH_RELOC_MAX, &pr->area);
 	if (err)
 		return err;
-	struct inline_patch *pa = &ip->patches[ip->n_patches];
-	pa->tramp = area;
-	pa->orig_code = area + TRACER_TRAMP_MAX;
 	char why[160];
-	struct arch_relocated rel;
-	err = arch_relocate_prologue(code, (size_t)n, addr, 5, pa->orig_code,
-				     &rel, why, sizeof(why));
-	if (!err && func_len)
-		err = arch_patch_range_is_safe(code, (size_t)n, addr,
-					       rel.covered, why, sizeof(why));
+	err = arch_relocate_prologue(code, (size_t)n, tg->addr,
+				     ARCH_PATCH_JMP_LEN, copy_addr(pr),
+				     &pr->rel, why, sizeof(why));
+	if (!err && tg->func_len)
+		err = arch_patch_range_is_safe(code, (size_t)n, tg->addr,
+					       pr->rel.covered, why,
+					       sizeof(why));
 	if (err) {
-		ht_debug("%s at 0x%llx keeps its int3: %s", ht_alloc_fn_name(fn),
-			 (unsigned long long)addr, why);
+		ht_debug("%s at 0x%llx keeps its int3: %s",
+			 ht_alloc_fn_name(tg->fn), (unsigned long long)tg->addr,
+			 why);
 		return err;
 	}
+	return mem_write_code(p, tid, copy_addr(pr), pr->rel.code, pr->rel.len);
+}
+
+/* Stopped thread TID must not resume strictly inside the bytes PR's jump
+   replaces: one there goes on at the same instruction of the relocated
+   copy, which runs the rest of the prologue and jumps back (that call is
+   not recorded: it began before the patch). A thread at the entry itself
+   takes the jump. MOVABLE false: TID's registers belong to the stop being
+   handled, so it cannot be moved. */
+static int
+move_thread_out(pid_t tid, const struct prepared *pr, bool movable)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
+		return errno == ESRCH ? 0 : -errno; /* gone: runs nothing */
+	uint64_t addr = pr->tg->addr;
+	if (regs.rip <= addr || regs.rip >= addr + pr->rel.covered)
+		return 0;
+	uint64_t to;
+	if (!movable || arch_relocated_pc_to_copy(&pr->rel, addr, copy_addr(pr),
+						  regs.rip, &to) != 1)
+		return -EBUSY;
+	uint64_t from = regs.rip;
+	regs.rip = to;
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &regs) < 0)
+		return -errno;
+	ht_debug("thread %d: pc 0x%llx inside the patch of %s: moved to its "
+		 "copy, 0x%llx", (int)tid, (unsigned long long)from,
+		 ht_alloc_fn_name(pr->tg->fn), (unsigned long long)to);
+	return 0;
+}
+
+/* Every stopped thread of the process (SELF and those S holds) out of the
+   bytes PR replaces. Threads S left running cannot reach user code before
+   they stop (stopall.c). */
+static int
+move_threads_out(pid_t self, const struct stopall *s,
+		 const struct prepared *pr)
+{
+	int err = move_thread_out(self, pr, false);
+	for (size_t i = 0; !err && i < s->n; i++)
+		if (s->threads[i].state == STOPALL_HERE ||
+		    s->threads[i].state == STOPALL_ELSEWHERE)
+			err = move_thread_out(s->threads[i].tid, pr, true);
+	return err;
+}
+
+/* Make PR the next patch of IP: its trampoline, then the jump over its
+   function's entry. No thread may run there meanwhile. */
+static int
+commit_target(struct tproc *p, pid_t tid, struct inline_proc *ip,
+	      const struct prepared *pr)
+{
+	const struct inline_target *tg = pr->tg;
+	if (ip->n_patches >= RING_MAX_FNS)
+		return -ENOSPC;
 	unsigned idx = ip->n_patches;
-	err = tracer_ring_fn_set(ip->ring, idx, fn, addr, pa->orig_code, lo, hi);
+	int err = tracer_ring_fn_set(ip->ring, idx, tg->fn, tg->addr,
+				     copy_addr(pr), tg->lo, tg->hi);
 	if (err)
 		return err;
 	uint8_t tramp[TRACER_TRAMP_MAX];
-	size_t tlen = tracer_tramp_encode(tramp, area, ip->blob + STUB_BLOB_ENTRY,
-					  idx);
-	err = mem_write_code(p, tid, pa->orig_code, rel.code, rel.len);
-	if (!err)
-		err = mem_write_code(p, tid, area, tramp, tlen);
-	if (err)
-		return err;
-
+	size_t tlen = tracer_tramp_encode(tramp, pr->area,
+					  ip->blob + STUB_BLOB_ENTRY, idx);
 	/* The jump over the entry, int3 in the rest of the covered bytes:
 	   nothing may run them, and a bug would trap rather than run junk. */
 	uint8_t patch[ARCH_RELOC_MAX_COVERED];
-	memset(patch, 0xcc, rel.covered);
-	int64_t rel32 = (int64_t)area - (int64_t)(addr + 5);
-	patch[0] = 0xe9;
-	int32_t r32 = (int32_t)rel32;
-	memcpy(patch + 1, &r32, 4);
-	err = mem_write_code(p, tid, addr, patch, rel.covered);
+	memset(patch, 0xcc, pr->rel.covered);
+	err = mem_write_code(p, tid, pr->area, tramp, tlen);
+	if (!err)
+		err = arch_encode_patch_jump(tg->addr, pr->area, patch);
+	if (!err)
+		err = mem_write_code(p, tid, tg->addr, patch, pr->rel.covered);
 	if (err)
 		return err;
-	pa->addr = addr;
-	pa->covered = rel.covered;
-	memcpy(pa->orig, rel.orig, rel.covered);
-	pa->fn = fn;
-	pa->obj_lo = lo;
-	pa->obj_hi = hi;
+	struct inline_patch *pa = &ip->patches[idx];
+	*pa = (struct inline_patch){
+		.addr = tg->addr, .covered = pr->rel.covered,
+		.orig_code = copy_addr(pr), .tramp = pr->area, .fn = tg->fn,
+		.obj_lo = tg->lo, .obj_hi = tg->hi,
+	};
+	memcpy(pa->orig, pr->rel.orig, pr->rel.covered);
 	ip->n_patches++;
 	ht_debug("process %d: %s at 0x%llx patched inline (%zu bytes)",
-		 (int)p->pid, ht_alloc_fn_name(fn), (unsigned long long)addr,
-		 rel.covered);
+		 (int)p->pid, ht_alloc_fn_name(tg->fn),
+		 (unsigned long long)tg->addr, pr->rel.covered);
 	return 0;
+}
+
+/* Stop P's other threads once, move them out of every prepared range, and
+   write the patches. A target not committed keeps its int3. */
+static void
+commit_all(struct tracer *t, struct tproc *p, pid_t tid, struct prepared *ready,
+	   size_t n)
+{
+	struct stopall s;
+	int err = stopall_begin(t, p, tid, &s);
+	if (!err)
+		ht_debug("process %d: patching %zu functions, %zu other "
+			 "threads stopped", (int)p->pid, n, s.n);
+	for (size_t i = 0; i < n; i++) {
+		int e = err ? err : move_threads_out(tid, &s, &ready[i]);
+		ready[i].tg->err = e ? e : commit_target(p, tid, p->inl,
+							  &ready[i]);
+	}
+	if (!err)
+		stopall_end(&s);
+}
+
+void
+inline_patch(struct tracer *t, struct tproc *p, pid_t tid,
+	     struct inline_target *targets, size_t n)
+{
+	struct inline_proc *ip = p->inl;
+	struct prepared *ready = ht_xcalloc(n ? n : 1, sizeof(*ready));
+	size_t n_ready = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct inline_target *tg = &targets[i];
+		tg->err = ip ? 0 : -ENOTSUP;
+		if (!ip || already_patched(ip, tg->addr) ||
+		    first_at(targets, i) < i)
+			continue;
+		ready[n_ready].tg = tg;
+		tg->err = prepare_target(p, tid, &ready[n_ready]);
+		if (!tg->err)
+			n_ready++;
+	}
+	if (n_ready)
+		commit_all(t, p, tid, ready, n_ready);
+	for (size_t i = 0; i < n; i++) /* an alias shares its first's fate */
+		if (ip && !already_patched(ip, targets[i].addr))
+			targets[i].err = targets[first_at(targets, i)].err;
+	free(ready);
 }
 
 bool
@@ -257,14 +410,43 @@ inline_active(const struct tproc *p)
 
 struct drain_ctx {
 	struct tracer *t;
-	struct tproc *p;
+	struct inline_proc *ip;
 };
+
+/* The process whose call thread TID recorded in IP's ring: a vfork
+   child's, whose records carry its tid (inline_vfork_child), else the
+   ring's own. NULL when that process is gone. */
+static struct tproc *
+record_proc(const struct inline_proc *ip, uint32_t tid)
+{
+	for (size_t i = 0; i < ip->n_vforks; i++)
+		if (ip->vforks[i].tid == tid)
+			return ip->vforks[i].proc;
+	return ip->owner;
+}
+
+/* The session's clock (tracer_clock) at the call IT records: its stamp
+   when the clock is milliseconds and the ring stamps, else the drain's
+   time. */
+static uint64_t
+record_clock(struct tracer *t, const struct tproc *p,
+	     const struct tracer_ring_item *it)
+{
+	if (t->opt->time_unit != HT_TIME_MS || !it->time_ns)
+		return tracer_clock(t, p);
+	/* Whole milliseconds since the start, as tracer_now_ms counts. */
+	uint64_t ms = it->time_ns / 1000000;
+	return ms > t->t0_ms ? ms - t->t0_ms : 0;
+}
 
 static int
 deliver(void *arg, const struct tracer_ring_item *it)
 {
 	struct drain_ctx *d = arg;
-	if (!it->has_event || !d->p->profiling)
+	if (!it->has_event)
+		return 0;
+	struct tproc *p = record_proc(d->ip, it->ev.tid);
+	if (!p || !p->profiling)
 		return 0;
 	struct ht_event ev = it->ev;
 	struct tracer *t = d->t;
@@ -282,13 +464,29 @@ deliver(void *arg, const struct tracer_ring_item *it)
 		   as it was at the call. */
 		struct tracer_capture cap = it->cap;
 		cap.running = true;
-		ev.npcs = t->sink->unwind(t->sink->ctx, d->p->pid, &cap,
+		ev.npcs = t->sink->unwind(t->sink->ctx, p->pid, &cap,
 					  t->pcs_scratch, t->max_pcs);
 		ev.pcs = t->pcs_scratch;
 	}
-	ev.time = tracer_clock(t, d->p);
-	t->sink->event(t->sink->ctx, d->p->pid, &ev);
+	ev.time = record_clock(t, p, it);
+	t->sink->event(t->sink->ctx, p->pid, &ev);
 	return 0;
+}
+
+/* Forget the vfork children that left IP's memory once none of their
+   records can be in the ring any more. */
+static void
+routes_prune(struct inline_proc *ip)
+{
+	uint64_t tail = tracer_ring_header(ip->ring)->tail;
+	size_t kept = 0;
+	for (size_t i = 0; i < ip->n_vforks; i++) {
+		const struct vfork_route *r = &ip->vforks[i];
+		if (!r->proc && (int64_t)(tail - r->gone_head) >= 0)
+			continue;
+		ip->vforks[kept++] = *r;
+	}
+	ip->n_vforks = kept;
 }
 
 long
@@ -297,8 +495,10 @@ inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns)
 	struct inline_proc *ip = p->inl;
 	if (!ip || ip->broken)
 		return 0;
-	struct drain_ctx d = { .t = t, .p = p };
+	struct drain_ctx d = { .t = t, .ip = ip };
 	long n = tracer_ring_drain(ip->ring, wait_ns, deliver, &d);
+	if (ip->n_vforks)
+		routes_prune(ip);
 	if (n < 0) {
 		ip->broken = true;
 		ht_error("process %d: the event ring is corrupted; events "
@@ -464,7 +664,11 @@ inline_on_trap(struct tracer *t, struct tracee *tc,
 		stack_bounds(p->pid, regs->rsi, &lo, &hi);
 		if (tracer_ring_thread_set(ip->ring, regs->rdi, (uint32_t)tc->tid,
 					   lo, hi) == 0) {
-			tc->tcb = regs->rdi;
+			/* A vfork child's entry is its parent thread's (the
+			   same thread pointer), which keeps it when the
+			   child leaves (inline_vfork_done). */
+			if (ip->owner == p)
+				tc->tcb = regs->rdi;
 		} else {
 			regs->rax = RING_RESUME_PASS;
 			ptrace(PTRACE_SETREGS, tc->tid, NULL, regs);
@@ -503,8 +707,16 @@ inline_modules_changed(struct tproc *p)
 void
 inline_report(struct tproc *p)
 {
-	if (!p->inl || !p->inl->n_patches)
+	/* A vfork child's records are counted with its parent's. */
+	if (!p->inl || !p->inl->n_patches || p->inl->owner != p)
 		return;
+	static bool told_drain_time; /* a property of the machine */
+	if (p->inl->drain_time && !told_drain_time) {
+		told_drain_time = true;
+		ht_error("stats: inline records are timed when drained, not "
+			 "when made: this CPU's TSC is not both constant_tsc "
+			 "and nonstop_tsc (/proc/cpuinfo)");
+	}
 	struct tracer_ring_stats st;
 	tracer_ring_stats(p->inl->ring, &st);
 	const struct ring_stats *hs = &tracer_ring_header(p->inl->ring)->stats;
@@ -532,14 +744,36 @@ inline_report(struct tproc *p)
 		 (unsigned long long)hs->full_traps);
 }
 
+/* P, a vfork child running in IP's memory, is gone or has exec'd: its
+   records still in the ring are dropped, then forgotten. */
+static void
+route_end(struct inline_proc *ip, const struct tproc *p)
+{
+	for (size_t i = 0; i < ip->n_vforks; i++) {
+		if (ip->vforks[i].proc != p)
+			continue;
+		ip->vforks[i].proc = NULL;
+		ip->vforks[i].gone_head = __atomic_load_n(
+			&tracer_ring_header(ip->ring)->head, __ATOMIC_ACQUIRE);
+	}
+}
+
 void
 inline_free(struct tproc *p)
 {
-	if (!p->inl)
+	struct inline_proc *ip = p->inl;
+	if (!ip)
 		return;
-	tracer_ring_free(p->inl->ring);
-	free(p->inl);
 	p->inl = NULL;
+	if (ip->owner == p)
+		ip->owner = NULL; /* its vfork children may still run */
+	else
+		route_end(ip, p);
+	if (--ip->refs)
+		return;
+	tracer_ring_free(ip->ring);
+	free(ip->vforks);
+	free(ip);
 }
 
 const char *
@@ -568,7 +802,9 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	*ip = *pp;
 	ip->ring = NULL;
 	ip->broken = false;
-	err = ring_new(t, &ip->ring);
+	ip->vforks = NULL; /* the parent's vfork children are not its own */
+	ip->n_vforks = ip->cap_vforks = 0;
+	err = ring_new(t, child, ip);
 	for (unsigned i = 0; !err && i < ip->n_patches; i++) {
 		const struct inline_patch *pa = &ip->patches[i];
 		err = tracer_ring_fn_set(ip->ring, i, pa->fn, pa->addr,
@@ -584,4 +820,54 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	}
 	child->inl = ip;
 	return 0;
+}
+
+/* ---- vfork ---- */
+
+/* The thread pointer of stopped thread TID (fs_base: the stubs' key), or
+   0. */
+static uint64_t
+thread_pointer(pid_t tid)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
+		return 0;
+	return regs.fs_base;
+}
+
+void
+inline_vfork_child(struct tracee *tc, struct tproc *child)
+{
+	struct inline_proc *ip = tc->proc ? tc->proc->inl : NULL;
+	if (!ip || child->inl)
+		return;
+	/* The child runs on TC's thread pointer, so its stubs find TC's
+	   entry: its tid there tags the child's records until TC runs
+	   again. Without an entry yet, the child's first call makes one,
+	   with its own tid. */
+	tracer_ring_thread_retag(ip->ring, thread_pointer(tc->tid),
+				 (uint32_t)child->pid);
+	ht_xgrow((void **)&ip->vforks, &ip->cap_vforks, ip->n_vforks + 1,
+		 sizeof(*ip->vforks));
+	ip->vforks[ip->n_vforks++] = (struct vfork_route){
+		.tid = (uint32_t)child->pid,
+		.proc = child,
+	};
+	/* Its stubs' traps are served from this ring, like TC's. */
+	child->inl = ip;
+	ip->refs++;
+}
+
+void
+inline_vfork_done(struct tracee *tc)
+{
+	struct inline_proc *ip = tc->proc ? tc->proc->inl : NULL;
+	if (!ip)
+		return;
+	/* The child has left the memory: the entry is TC's again (records
+	   already made keep the child's tid). */
+	uint64_t tcb = thread_pointer(tc->tid);
+	if (tracer_ring_thread_retag(ip->ring, tcb, (uint32_t)tc->tid) == 0 &&
+	    ip->owner == tc->proc)
+		tc->tcb = tcb;
 }

@@ -10,7 +10,21 @@
    order (executable, LD_PRELOAD, DT_NEEDED breadth first): so an allocator
    interposed by the executable or a preloaded library wins over libc's.
    A statically linked program has everything mapped at exec: its own
-   symbol table is used right away. */
+   symbol table is used right away.
+
+   C++'s operator new and delete are probed only where the object that
+   binds malloc defines them too, and that object is not glibc: an
+   allocator's own operators (jemalloc's, tcmalloc's), which do not go
+   through malloc and would be missed. libstdc++'s operators are left
+   alone: they call malloc and free, which report them with the caller
+   of operator new on the stack, as Massif shows them (operator new is
+   one of its alloc-fns), and so the usual case keeps the exact path the
+   comparisons with Massif check. Probing them as well would not add one
+   event (malloc inside operator new is internal) but would put a return
+   hook under every operator new, through which a std::bad_alloc cannot
+   unwind (README, "Not done yet"). A static executable's operators come
+   from the same object as glibc's malloc, and stay unprobed for the same
+   reasons. */
 #include "tracer_priv.h"
 
 #include <elf.h>
@@ -30,21 +44,52 @@ struct alloc_symbol {
 	const char *name;
 	enum probe_role role;
 	enum ht_alloc_fn fn;
+	bool cxx; /* an operator: probed only when the allocator provides it */
 };
 
+/* malloc first: whether an object binds it decides for its operators. */
 static const struct alloc_symbol alloc_symbols[] = {
-	{ "malloc", PROBE_ALLOC, HT_FN_MALLOC },
-	{ "calloc", PROBE_ALLOC, HT_FN_CALLOC },
-	{ "realloc", PROBE_ALLOC, HT_FN_REALLOC },
-	{ "reallocarray", PROBE_ALLOC, HT_FN_REALLOCARRAY },
-	{ "free", PROBE_FREE, HT_FN_FREE },
-	{ "memalign", PROBE_ALLOC, HT_FN_MEMALIGN },
-	{ "aligned_alloc", PROBE_ALLOC, HT_FN_ALIGNED_ALLOC },
-	{ "posix_memalign", PROBE_ALLOC, HT_FN_POSIX_MEMALIGN },
-	{ "valloc", PROBE_ALLOC, HT_FN_VALLOC },
-	{ "pvalloc", PROBE_ALLOC, HT_FN_PVALLOC },
+	{ "malloc", PROBE_ALLOC, HT_FN_MALLOC, false },
+	{ "calloc", PROBE_ALLOC, HT_FN_CALLOC, false },
+	{ "realloc", PROBE_ALLOC, HT_FN_REALLOC, false },
+	{ "reallocarray", PROBE_ALLOC, HT_FN_REALLOCARRAY, false },
+	{ "free", PROBE_FREE, HT_FN_FREE, false },
+	{ "memalign", PROBE_ALLOC, HT_FN_MEMALIGN, false },
+	{ "aligned_alloc", PROBE_ALLOC, HT_FN_ALIGNED_ALLOC, false },
+	{ "posix_memalign", PROBE_ALLOC, HT_FN_POSIX_MEMALIGN, false },
+	{ "valloc", PROBE_ALLOC, HT_FN_VALLOC, false },
+	{ "pvalloc", PROBE_ALLOC, HT_FN_PVALLOC, false },
+	/* operator new, new[]: plain, nothrow, aligned, aligned nothrow */
+	{ "_Znwm", PROBE_ALLOC, HT_FN_NEW, true },
+	{ "_Znam", PROBE_ALLOC, HT_FN_NEW_ARRAY, true },
+	{ "_ZnwmRKSt9nothrow_t", PROBE_ALLOC, HT_FN_NEW, true },
+	{ "_ZnamRKSt9nothrow_t", PROBE_ALLOC, HT_FN_NEW_ARRAY, true },
+	{ "_ZnwmSt11align_val_t", PROBE_ALLOC, HT_FN_NEW_ALIGNED, true },
+	{ "_ZnamSt11align_val_t", PROBE_ALLOC, HT_FN_NEW_ARRAY_ALIGNED, true },
+	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", PROBE_ALLOC,
+	  HT_FN_NEW_ALIGNED, true },
+	{ "_ZnamSt11align_val_tRKSt9nothrow_t", PROBE_ALLOC,
+	  HT_FN_NEW_ARRAY_ALIGNED, true },
+	/* operator delete, delete[]: plain, sized, nothrow, aligned, sized
+	   aligned, aligned nothrow */
+	{ "_ZdlPv", PROBE_FREE, HT_FN_DELETE, true },
+	{ "_ZdaPv", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
+	{ "_ZdlPvm", PROBE_FREE, HT_FN_DELETE, true },
+	{ "_ZdaPvm", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
+	{ "_ZdlPvRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE, true },
+	{ "_ZdaPvRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
+	{ "_ZdlPvSt11align_val_t", PROBE_FREE, HT_FN_DELETE, true },
+	{ "_ZdaPvSt11align_val_t", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
+	{ "_ZdlPvmSt11align_val_t", PROBE_FREE, HT_FN_DELETE, true },
+	{ "_ZdaPvmSt11align_val_t", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
+	{ "_ZdlPvSt11align_val_tRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE,
+	  true },
+	{ "_ZdaPvSt11align_val_tRKSt9nothrow_t", PROBE_FREE,
+	  HT_FN_DELETE_ARRAY, true },
 };
 #define N_ALLOC_SYMBOLS (sizeof(alloc_symbols) / sizeof(*alloc_symbols))
+_Static_assert(N_ALLOC_SYMBOLS <= LOADER_MAX_SYMBOLS,
+	       "struct tproc's bound[] holds a flag per symbol");
 
 /* The extent of PATH's mappings in P, for telling calls made from inside an
    allocator's object. */
@@ -66,64 +111,140 @@ extend(void *arg, const struct mapping *m)
 	return 0;
 }
 
+/* /proc/PID/maps names a file by its real path, the link map by the name
+   ld.so opened: "/lib/x86_64-linux-gnu/libc.so.6" is mapped as
+   "/usr/lib/x86_64-linux-gnu/libc.so.6" where /lib links to usr/lib, as
+   is an LD_PRELOAD given through /lib. */
 static void
 object_extent(pid_t pid, const char *path, uint64_t *lo, uint64_t *hi)
 {
+	char real[PATH_MAX];
+	if (realpath(path, real))
+		path = real;
 	struct extent e = { .path = path, .lo = UINT64_MAX };
 	maps_foreach(pid, extend, &e);
 	*lo = e.lo == UINT64_MAX ? 0 : e.lo;
 	*hi = e.lo == UINT64_MAX ? 0 : e.hi;
 }
 
-/* Record calls to S at ADDR through the inline path when it is wanted and
-   the function can be patched; false leaves it to an int3 probe. An alias
-   already patched (memalign and aligned_alloc share code) counts as done. */
-static bool
-patched_inline(struct tracer *t, struct tproc *p, pid_t tid, uint64_t addr,
-	       uint64_t size, const struct alloc_symbol *s, uint64_t lo,
-	       uint64_t hi)
+/* Record calls to the N TARGETS through the inline path when it is
+   wanted, setting each one's ERR: 0 when patched (an alias of a function
+   already patched, as memalign and aligned_alloc share code, counts as
+   done), negative when it is left to an int3 probe. */
+static void
+patch_inline(struct tracer *t, struct tproc *p, pid_t tid,
+	     struct inline_target *targets, size_t n)
 {
-	if (t->opt->backend == HT_BACKEND_PTRACE)
-		return false;
+	for (size_t i = 0; i < n; i++)
+		targets[i].err = -ENOTSUP;
+	if (!n || t->opt->backend == HT_BACKEND_PTRACE)
+		return;
 	if (!p->inl) {
-		int err = inline_setup(t, p, tid, addr);
+		int err = inline_setup(t, p, tid, targets[0].addr);
 		if (err) {
 			if (!p->inline_refused)
 				ht_warn("process %d: inline backend unavailable "
 					"(%s); using ptrace breakpoints",
 					(int)p->pid, ht_strerror(err));
 			p->inline_refused = true;
-			return false;
+			return;
 		}
 	}
-	return inline_patch(t, p, tid, addr, size, s->fn, lo, hi) == 0;
+	inline_patch(t, p, tid, targets, n);
 }
 
-/* Plant every allocator symbol OBJ defines that no earlier object did. */
+/* True when OBJ, at PATH, holds glibc's malloc: libc.so.6, or a static
+   executable linked with glibc's malloc.o, whose local _int_malloc is in
+   its symbol table (malloc itself is found there too, or nothing is
+   probed). Other allocators (jemalloc, tcmalloc) define __libc_malloc and
+   friends as well, but not glibc's internals. */
+static bool
+is_glibc_malloc(const struct elf_object *obj, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct elf_symbol sym;
+	return strcmp(base ? base + 1 : path, "libc.so.6") == 0 ||
+	       elf_object_find(obj, "_int_malloc", &sym) == 0;
+}
+
+/* OBJ binds malloc: tell the sink whose it is (it picks the extra-bytes
+   model by it). True when OBJ is another allocator than glibc, whose own
+   C++ operators are then probed too. */
+static bool
+malloc_bound_here(struct tracer *t, struct tproc *p,
+		  const struct elf_object *obj, const char *path)
+{
+	bool glibc = is_glibc_malloc(obj, path);
+	ht_debug("process %d: malloc from %s (%s)", (int)p->pid, path,
+		 glibc ? "glibc" : "another allocator");
+	if (t->sink->allocator)
+		t->sink->allocator(t->sink->ctx, p->pid, glibc);
+	return !glibc;
+}
+
+/* The allocator entries bound at one stop, for patching together: the
+   target's threads are stopped once for all of them (tracer/stopall.c). */
+struct bindings {
+	size_t n;
+	struct inline_target targets[N_ALLOC_SYMBOLS];
+	const struct alloc_symbol *of[N_ALLOC_SYMBOLS];
+};
+
+/* Patch B's entries, and plant an int3 probe on each one that could not
+   be patched. */
+static void
+bind_all(struct tracer *t, struct tproc *p, pid_t tid, struct bindings *b)
+{
+	patch_inline(t, p, tid, b->targets, b->n);
+	for (size_t k = 0; k < b->n; k++) {
+		const struct inline_target *tg = &b->targets[k];
+		/* an alias of a function given an int3 just before */
+		if (!tg->err || probe_find(p, tg->addr))
+			continue;
+		int err = probe_plant(p, tid, tg->addr, b->of[k]->role,
+				      b->of[k]->fn, tg->lo, tg->hi);
+		if (err)
+			ht_debug("no probe on %s at 0x%llx: %s",
+				 b->of[k]->name, (unsigned long long)tg->addr,
+				 ht_strerror(err));
+	}
+	b->n = 0;
+}
+
+/* Add to B every allocator symbol OBJ defines that no earlier object did,
+   C++ operators only when OBJ is the allocator that binds malloc (see the
+   top of the file). */
 static void
 plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
-		  const char *path, uint64_t bias)
+		  const char *path, uint64_t bias, struct bindings *b)
 {
 	struct elf_object *obj = elf_object_open(path);
 	if (!obj)
 		return;
 	uint64_t lo, hi;
-	object_extent(p->pid, path, &lo, &hi);
+	object_extent(tid, path, &lo, &hi);
+	bool own_operators = false;
 	for (size_t i = 0; i < N_ALLOC_SYMBOLS; i++) {
 		const struct alloc_symbol *s = &alloc_symbols[i];
 		struct elf_symbol sym;
-		if (p->bound[s->fn] || elf_object_find(obj, s->name, &sym) ||
+		if (p->bound[i] || elf_object_find(obj, s->name, &sym) ||
 		    sym.ifunc)
 			continue;
-		p->bound[s->fn] = true;
-		uint64_t addr = bias + sym.vaddr;
-		if (probe_find(p, addr) || patched_inline(t, p, tid, addr,
-							   sym.size, s, lo, hi))
+		/* Bound here even when not probed: the program calls this
+		   object's definition, not a later object's. */
+		p->bound[i] = true;
+		if (s->fn == HT_FN_MALLOC)
+			own_operators = malloc_bound_here(t, p, obj, path);
+		if (s->cxx && !own_operators)
 			continue;
-		int err = probe_plant(p, tid, addr, s->role, s->fn, lo, hi);
-		if (err)
-			ht_debug("no probe on %s in %s: %s", s->name, path,
-				 ht_strerror(err));
+		uint64_t addr = bias + sym.vaddr;
+		if (probe_find(p, addr))
+			continue;
+		b->targets[b->n] = (struct inline_target){
+			.addr = addr, .func_len = sym.size, .fn = s->fn,
+			.lo = lo, .hi = hi,
+		};
+		b->of[b->n++] = s;
 	}
 	if (t->opt->massif_compat) {
 		uint64_t vaddr;
@@ -233,7 +354,9 @@ plant_static(struct tracer *t, struct tproc *p, pid_t tid)
 	}
 	elf_object_close(obj);
 	(void)entry;
-	plant_from_object(t, p, tid, path, bias);
+	struct bindings b = { 0 };
+	plant_from_object(t, p, tid, path, bias, &b);
+	bind_all(t, p, tid, &b);
 }
 
 int
@@ -310,41 +433,76 @@ find_r_debug(struct tproc *p)
 	return -ENOENT;
 }
 
+/* Test hook (tests/run/stopall.sh): with HEAPTRACE_TEST_BIND_WITH=NAME in
+   heaptrace's environment, nothing is bound before an object whose file
+   name is NAME is in the link map MAP. glibc's allocator is otherwise
+   always bound at startup, with one thread; the test program dlopens NAME
+   once its threads allocate, so that the allocator is patched in a
+   multithreaded process, as it will be when attaching to one. */
+static bool
+binding_deferred(pid_t tid, uint64_t map)
+{
+	const char *want = getenv("HEAPTRACE_TEST_BIND_WITH");
+	if (!want || !*want)
+		return false;
+	for (int guard = 0; map && guard < 100000; guard++) {
+		uint64_t l_name, next;
+		char path[PATH_MAX];
+		if (read_word(tid, map + L_NAME_OFF, &l_name) ||
+		    read_word(tid, map + L_NEXT_OFF, &next))
+			break;
+		read_string(tid, l_name, path, sizeof(path));
+		const char *base = strrchr(path, '/');
+		if (strcmp(base ? base + 1 : path, want) == 0)
+			return false;
+		map = next;
+	}
+	return true;
+}
+
 int
 loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid)
 {
 	uint64_t state, map;
 	if (!p->r_debug)
 		find_r_debug(p);
-	if (!p->r_debug || read_word(p->pid, p->r_debug + R_STATE_OFF, &state) ||
+	/* Read through TID, which is stopped here: the leader may have
+	   exited (a zombie has no memory to read). */
+	if (!p->r_debug || read_word(tid, p->r_debug + R_STATE_OFF, &state) ||
 	    (uint32_t)state != RT_CONSISTENT ||
-	    read_word(p->pid, p->r_debug + R_MAP_OFF, &map))
+	    read_word(tid, p->r_debug + R_MAP_OFF, &map))
 		return 0;
+	if (binding_deferred(tid, map)) {
+		p->setup_done = true;
+		return 0;
+	}
 	bool changed = false;
+	struct bindings b = { 0 };
 	for (int guard = 0; map && guard < 100000; guard++) {
 		uint64_t l_addr, l_name, next;
-		if (read_word(p->pid, map + L_ADDR_OFF, &l_addr) ||
-		    read_word(p->pid, map + L_NAME_OFF, &l_name) ||
-		    read_word(p->pid, map + L_NEXT_OFF, &next))
+		if (read_word(tid, map + L_ADDR_OFF, &l_addr) ||
+		    read_word(tid, map + L_NAME_OFF, &l_name) ||
+		    read_word(tid, map + L_NEXT_OFF, &next))
 			break;
 		bool fresh;
 		u64map_slot(&p->objects_seen, map, &fresh);
 		if (fresh) {
 			changed = true;
 			char path[PATH_MAX];
-			read_string(p->pid, l_name, path, sizeof(path));
+			read_string(tid, l_name, path, sizeof(path));
 			if (!path[0]) {
 				char exe[64];
 				snprintf(exe, sizeof(exe), "/proc/%d/exe",
-					 (int)p->pid);
+					 (int)tid);
 				ssize_t n = readlink(exe, path, sizeof(path) - 1);
 				path[n > 0 ? n : 0] = 0;
 			}
 			if (path[0] == '/')
-				plant_from_object(t, p, tid, path, l_addr);
+				plant_from_object(t, p, tid, path, l_addr, &b);
 		}
 		map = next;
 	}
+	bind_all(t, p, tid, &b);
 	p->setup_done = true;
 	if (changed)
 		inline_modules_changed(p);

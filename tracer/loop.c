@@ -22,7 +22,7 @@
 
 #define TRACE_OPTIONS                                                       \
 	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |   \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
 
 /* How P's allocator calls are caught, for the summary line. */
 static const char *
@@ -210,6 +210,8 @@ on_new_task(struct tracer *t, struct tracee *tc, int event)
 	/* A vfork child shares its parent's memory, ring included. */
 	if (event == PTRACE_EVENT_FORK && tc->proc->inl)
 		ntc->ring_parent = tc->proc;
+	if (event == PTRACE_EVENT_VFORK)
+		inline_vfork_child(tc, p);
 	if (held)
 		first_stop(t, ntc); /* it stopped before this event */
 	else
@@ -257,6 +259,15 @@ on_exec(struct tracer *t, struct tracee *tc)
 		}
 	}
 	t->started = true;
+	if (tc->interrupt_pending) {
+		/* Take the interrupt's stop before planting (which single-
+		   steps out of the exec and must see the step's trap). */
+		tc->interrupt_pending = false;
+		int e = stopall_settle(t, tc);
+		if (e)
+			ht_debug("thread %d: after exec: %s", (int)tc->tid,
+				 ht_strerror(e));
+	}
 	proc_exec_reset(p);
 	p->insn_base = 0;
 	if (t->opt->time_unit == HT_TIME_I)
@@ -309,18 +320,14 @@ on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 	}
 }
 
-static bool
-is_stop_signal(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-	       sig == SIGTTOU;
-}
-
 static void
 on_stop(struct tracer *t, struct tracee *tc, int status)
 {
 	int sig = WSTOPSIG(status);
 	int event = status >> 16;
+	/* Resumed from its vfork event, a thread waits in the kernel until
+	   the child leaves its memory; any later stop ends that wait. */
+	tc->in_vfork = event == PTRACE_EVENT_VFORK;
 	switch (event) {
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
@@ -331,14 +338,20 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 	case PTRACE_EVENT_EXEC:
 		on_exec(t, tc);
 		return;
+	case PTRACE_EVENT_VFORK_DONE:
+		inline_vfork_done(tc);
+		resume(tc, 0);
+		return;
 	case PTRACE_EVENT_STOP:
 		if (tc->first_stop_pending) {
 			tc->first_stop_pending = false;
 			first_stop(t, tc);
-		} else if (is_stop_signal(sig)) {
+		} else if (status_is_group_stop(status)) {
 			/* A group-stop: stay stopped until SIGCONT. */
 			ptrace(PTRACE_LISTEN, tc->tid, NULL, NULL);
 		} else {
+			/* an interrupt stop (stopall.c) that came late */
+			tc->interrupt_pending = false;
 			resume(tc, 0);
 		}
 		return;
@@ -472,6 +485,7 @@ tracer_fini(struct tracer *t)
 	}
 	u64map_fini(&t->tracees);
 	u64map_fini(&t->procs);
+	waitq_free(t);
 	free(t->pcs_scratch);
 }
 
@@ -510,10 +524,18 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	sigprocmask(SIG_BLOCK, &chld, &old_mask);
 
 	unsigned idle_us = 0;
-	while (t.tracees.count) {
+	while (t.tracees.count || !waitq_empty(&t)) {
 		int status;
+		pid_t tid;
+		/* Stops reaped while a process's threads were being stopped
+		   come first, in the order they came. */
+		if (waitq_pop(&t, &tid, &status)) {
+			dispatch(&t, tid, status);
+			idle_us = 0;
+			continue;
+		}
 		bool polling = any_inline(&t);
-		pid_t tid = waitpid(-1, &status, __WALL | (polling ? WNOHANG : 0));
+		tid = waitpid(-1, &status, __WALL | (polling ? WNOHANG : 0));
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;

@@ -27,8 +27,8 @@ struct tracer_capture {
 };
 
 /* What the tracer tells its user. CTX is passed back to every member; no
-   member but STUB_RULE may be NULL. Callbacks run while the reporting
-   thread is stopped. */
+   member but STUB_RULE and ALLOCATOR may be NULL. Callbacks run while the
+   reporting thread is stopped. */
 struct tracer_sink {
 	void *ctx;
 	/* Process PID starts a profile: the target once exec'd (PARENT 0), a
@@ -52,6 +52,12 @@ struct tracer_sink {
 	   error (this stack only is copied). NULL: stacks are always copied. */
 	int (*stub_rule)(void *ctx, pid_t pid, uint64_t lookup_pc,
 			 struct ht_unwind_rule *out);
+	/* PID's malloc was found: glibc's (libc.so.6, or a static glibc)
+	   when GLIBC, else another allocator's (jemalloc, tcmalloc, the
+	   program's own). Once per program image, before its first event,
+	   possibly before its process_start (static executables). May be
+	   NULL. */
+	void (*allocator)(void *ctx, pid_t pid, bool glibc);
 	/* One completed allocator call in PID, with the stack unwound at its
 	   entry (none for frees: Massif needs no stack for them). */
 	void (*event)(void *ctx, pid_t pid, const struct ht_event *ev);

@@ -52,6 +52,9 @@ struct pending_call {
 	unsigned npcs;
 };
 
+/* Allocator symbols loader.c looks for (malloc family, C++ operators). */
+#define LOADER_MAX_SYMBOLS 32
+
 /* One traced process (thread group) and its probes. Forked children get
    their own copy: the same addresses, their own memory. */
 struct tproc {
@@ -67,7 +70,8 @@ struct tproc {
 	uint64_t syscall_insn;    /* a "syscall" instruction in the target */
 	uint64_t r_debug;         /* ld.so's struct r_debug, 0 if static */
 	uint64_t freeres[2];      /* __gnu_cxx::__freeres, __libc_freeres */
-	bool bound[HT_FN_COUNT];  /* allocator symbol planted (first wins) */
+	bool bound[LOADER_MAX_SYMBOLS]; /* per loader.c symbol: an object
+					   defined it already (first wins) */
 	bool exit_bound;
 	struct u64map objects_seen; /* link_map l_addr values already scanned */
 	bool setup_done;          /* probes planted once after exec */
@@ -87,6 +91,11 @@ struct tracee {
 	struct tproc *proc;       /* NULL until its creator's event arrived */
 	bool held;                /* first stop seen before the creator's event */
 	bool first_stop_pending;  /* its initial PTRACE_EVENT_STOP is to come */
+	bool interrupt_pending;   /* an interrupt of stopall.c may still give
+				     one more PTRACE_EVENT_STOP */
+	bool in_vfork;            /* resumed from its vfork event: blocked in
+				     the kernel until the child execs or
+				     exits, then stops (VFORK_DONE) */
 	bool in_freeres;          /* running injected freeres calls */
 	int insn_fd;              /* its instruction counter, or -1 */
 	uint64_t tcb;             /* its thread pointer, once the stub asked */
@@ -97,6 +106,15 @@ struct tracee {
 	size_t n_pending, cap_pending;
 };
 
+/* Wait statuses the event loop is still to handle (waitq.c). */
+struct waitq {
+	struct waitq_item {
+		pid_t tid;
+		int status;
+	} *items;
+	size_t head, n, cap;
+};
+
 /* The whole session. */
 struct tracer {
 	const struct ht_options *opt;
@@ -104,6 +122,7 @@ struct tracer {
 	pid_t target;             /* the process we forked */
 	struct u64map tracees;    /* tid -> struct tracee * */
 	struct u64map procs;      /* pid -> struct tproc * */
+	struct waitq waitq;       /* statuses reaped out of turn */
 	struct tracer_result result;
 	bool target_done;
 	bool started;             /* the target's first exec happened */
@@ -195,11 +214,19 @@ void alloc_pending_clear(struct tracee *tc);
 struct inline_proc;
 /* Give P a ring and the stub blob (near NEAR); TID stopped safely. */
 int inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near);
-/* Patch the allocator FN at ADDR (FUNC_LEN bytes long, 0 unknown) in an
-   object spanning [LO, HI) to record through the ring. 0, or negative when
-   it must keep an int3 probe instead. */
-int inline_patch(struct tracer *t, struct tproc *p, pid_t tid, uint64_t addr,
-		 size_t func_len, enum ht_alloc_fn fn, uint64_t lo, uint64_t hi);
+/* One allocator entry for inline_patch. */
+struct inline_target {
+	uint64_t addr;
+	size_t func_len;          /* its ELF size, 0 unknown */
+	enum ht_alloc_fn fn;
+	uint64_t lo, hi;          /* the object holding it */
+	int err;                  /* set: 0 patched, negative: keep an int3 */
+};
+/* Patch each of the N TARGETS of P to record through the ring (TID
+   stopped safely), P's other threads stopped once around all the writes;
+   each target's ERR says how it went. */
+void inline_patch(struct tracer *t, struct tproc *p, pid_t tid,
+		  struct inline_target *targets, size_t n);
 /* True when P records through a ring. */
 bool inline_active(const struct tproc *p);
 /* Deliver P's committed records, waiting up to WAIT_NS for one being
@@ -217,13 +244,66 @@ void inline_thread_gone(struct tracer *t, struct tracee *tc);
    own at the same address. 0 or -errno. */
 int inline_fork_child(struct tracer *t, struct tproc *parent,
 		      struct tproc *child, pid_t tid);
+/* TC (stopped at PTRACE_EVENT_VFORK) vforked CHILD, which runs in TC's
+   process's memory until it execs or exits: it shares that ring, and its
+   records there go to CHILD's profile, never to the parent's. */
+void inline_vfork_child(struct tracee *tc, struct tproc *child);
+/* TC runs again after its vfork (PTRACE_EVENT_VFORK_DONE): its records are
+   its own again. */
+void inline_vfork_done(struct tracee *tc);
 /* P's code changed at some addresses (libraries mapped): the stubs' rules
    are asked for again. */
 void inline_modules_changed(struct tproc *p);
 /* Print P's inline counters (--stats=yes). */
 void inline_report(struct tproc *p);
-/* Free P's inline state (the target's copy goes with its image). */
+/* Free P's inline state (the target's copy goes with its image; a ring
+   shared with vfork children lasts until the last of them is done). */
 void inline_free(struct tproc *p);
+
+/* ---- waitq.c: wait statuses reaped out of turn ---- */
+/* Keep STATUS of TID for the event loop, after those kept before. */
+void waitq_push(struct tracer *t, pid_t tid, int status);
+/* Take the oldest kept status into *TID, *STATUS; false when none. */
+bool waitq_pop(struct tracer *t, pid_t *tid, int *status);
+/* True when a kept status is TID's (it is stopped there, or gone). */
+bool waitq_holds(const struct tracer *t, pid_t tid);
+/* True when no status is kept. */
+bool waitq_empty(const struct tracer *t);
+/* Drop every kept status and the queue's memory. */
+void waitq_free(struct tracer *t);
+
+/* ---- stopall.c: every thread of a process held still ---- */
+enum stopall_state {
+	STOPALL_WAITING,   /* interrupted, its stop not seen yet */
+	STOPALL_PARKED,    /* interrupted in a vfork wait: it stops before
+			      running user code, not waited for */
+	STOPALL_HERE,      /* at our interrupt stop: stopall_end resumes it */
+	STOPALL_ELSEWHERE, /* at a stop the wait queue holds: the loop's */
+	STOPALL_GONE,      /* exited, or taken by an exec */
+};
+/* The other threads of a process, as stopall_begin left them. */
+struct stopall {
+	struct stopall_thread {
+		pid_t tid;
+		enum stopall_state state;
+	} *threads;
+	size_t n, cap;
+};
+/* Stop every thread running P's code (its own, its vfork children's) but
+   SELF (itself at a stop); every other status reaped meanwhile goes to the
+   wait queue. 0 with each thread's state in *S, or negative (-ETIMEDOUT,
+   -ECANCELED at an exec) with everything it stopped resumed. */
+int stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
+		  struct stopall *s);
+/* Resume the threads stopall_begin stopped, and free S. */
+void stopall_end(struct stopall *s);
+/* TC is at its exec stop with an interrupt of ours perhaps pending:
+   single-step it out of the system call, taking that interrupt's stop on
+   the way, as inject_step_out would without one. 0 or -errno. */
+int stopall_settle(struct tracer *t, struct tracee *tc);
+/* True when STATUS reports a group-stop (PTRACE_EVENT_STOP, stop
+   signal). */
+bool status_is_group_stop(int status);
 
 /* ---- process.c: processes and threads ---- */
 struct tproc *proc_new(struct tracer *t, pid_t pid);

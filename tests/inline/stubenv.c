@@ -126,6 +126,8 @@ collect(void *arg, const struct tracer_ring_item *it)
 	c->stack_len = rec->stack_len;
 	memcpy(c->args, rec->args, sizeof(c->args));
 	c->result = rec->result;
+	c->tsc = rec->tsc;
+	c->time_ns = it->time_ns;
 	c->copied = it->copied;
 	c->npcs = it->npcs;
 	memset(c->regs, 0, sizeof(c->regs));

@@ -80,6 +80,8 @@ struct rec_copy {
 	uint64_t stack_head[4]; /* first 32 stack bytes, 0-padded */
 	bool has_event;
 	struct ht_event ev;     /* pcs unset */
+	uint64_t tsc;           /* as stamped; 0 unstamped */
+	uint64_t time_ns;       /* the drain's time for it (tracer_ring_item) */
 };
 
 struct collector {

@@ -20,6 +20,7 @@
 #include "stubenv.h"
 #include "tests/check.h"
 #include "tracer/inline/stub_blob.h"
+#include "tracer/inline/tsc.h"
 
 /* Descriptor indices. */
 enum {
@@ -250,6 +251,8 @@ test_kinds(void)
 		      i, (unsigned long long)r->result);
 		CHECK(r->has_event == want[i].has_event, "record %u: event", i);
 		CHECK(r->tid == tid, "record %u: tid %u", i, r->tid);
+		CHECK(r->tsc == 0 && r->time_ns == 0,
+		      "record %u: stamped without RING_F_TSC", i);
 		if (r->kind == RING_REC_REALLOC_BEGIN ||
 		    r->kind == RING_REC_FREE) {
 			/* Entry records carry no stack. */
@@ -650,11 +653,55 @@ check_threads_order(void)
 		      (unsigned long long)next[w]);
 }
 
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* With RING_F_TSC, every record is stamped, and the times the drain gives
+   never go back and lie within the calls' span, though threads on
+   different CPUs stamp a little out of ring order. */
+static void
+check_threads_times(uint64_t from_ns, uint64_t to_ns)
+{
+	uint64_t unstamped = 0, back = 0, outside = 0, tsc_behind = 0;
+	uint64_t last_ns = 0, max_tsc = 0;
+	for (uint64_t i = 0; i < coll.n; i++) {
+		const struct rec_copy *r = rec(i);
+		unstamped += r->tsc == 0;
+		tsc_behind += r->tsc < max_tsc;
+		if (r->tsc > max_tsc)
+			max_tsc = r->tsc;
+		back += r->time_ns < last_ns;
+		last_ns = r->time_ns;
+		/* A microsecond of slack for the calibration's own error. */
+		outside += r->time_ns + 1000 < from_ns ||
+			   r->time_ns > to_ns + 1000;
+	}
+	CHECK(!unstamped, "%llu records without a stamp",
+	      (unsigned long long)unstamped);
+	CHECK(!back, "%llu times before the previous record's",
+	      (unsigned long long)back);
+	CHECK(!outside, "%llu times outside the calls' span",
+	      (unsigned long long)outside);
+	printf("threads: %llu stamps behind an earlier record's (another "
+	       "CPU), clamped\n", (unsigned long long)tsc_behind);
+}
+
 static void
 test_threads(void)
 {
 	start(256 << 10, 64, WORKERS * PER_WORKER + 16);
 	pool_init();
+	bool stamped = tsc_usable();
+	if (stamped)
+		tracer_ring_stamp(env.r);
+	else
+		printf("threads: no usable TSC here, records unstamped\n");
+	uint64_t from_ns = monotonic_ns();
 	pthread_t cons, th[WORKERS];
 	consumer_start(&cons);
 	for (uint64_t w = 0; w < WORKERS; w++) {
@@ -666,6 +713,7 @@ test_threads(void)
 	}
 	for (unsigned w = 0; w < WORKERS; w++)
 		pthread_join(th[w], NULL);
+	uint64_t to_ns = monotonic_ns();
 	consumer_join(cons);
 	CHECK(coll.n == WORKERS * PER_WORKER && !coll.overflow,
 	      "%llu records of %d", (unsigned long long)coll.n,
@@ -674,6 +722,8 @@ test_threads(void)
 		      WORKERS * PER_WORKER,
 	      "every call reached its original");
 	check_threads_order();
+	if (stamped)
+		check_threads_times(from_ns, to_ns);
 	struct tracer_ring_stats st;
 	tracer_ring_stats(env.r, &st);
 	printf("threads: %llu records, %llu full-ring stops, %llu consumer "

@@ -392,7 +392,7 @@ main(void)
 		fprintf(stderr, "SKIP: cannot read our own symbols\n");
 		return EXIT_SKIP;
 	}
-	int err = env_init(1 << 20, 1 << 16, 16);
+	int err = env_init(1 << 20, RING_MAX_STACK_COPY, 16);
 	if (err) {
 		fprintf(stderr, "env_init: %s\n", strerror(-err));
 		return EXIT_HARNESS;

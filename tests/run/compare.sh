@@ -27,6 +27,9 @@
 #                       static case compares heaptrace on the static build
 #                       with Massif on the dynamic one
 #   --ref-env VAR=VAL   set VAR for the Massif run only
+#   --preload SONAME    LD_PRELOAD the library SONAME (found by ldconfig;
+#                       skip if it is not installed) in all three runs
+#   --massif-option O   one more option for Massif only (repeatable)
 #   --stdin FILE        stdin of every run [/dev/null]
 #   --files N           each run must write N profiles
 #   --expect I:CHECK    profile I (1-based, in pid order; * for all) must
@@ -40,7 +43,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 profile="$here/profile.py"
 
 heaptrace= compare= tolerance= series_only= ref= ref_env= stdin=/dev/null
-ht_opts=()
+preload=
+ht_opts=() vg_opts=()
 nfiles= expects=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -52,6 +56,8 @@ while [ $# -gt 0 ]; do
 	--series-only) series_only=1; shift ;;
 	--ref) ref=$2; shift 2 ;;
 	--ref-env) ref_env=$2; shift 2 ;;
+	--preload) preload=$2; shift 2 ;;
+	--massif-option) vg_opts+=("$2"); shift 2 ;;
 	--stdin) stdin=$2; shift 2 ;;
 	--files) nfiles=$2; shift 2 ;;
 	--expect) expects+=("$2"); shift 2 ;;
@@ -107,6 +113,19 @@ for f in "$heaptrace" "$prog" "$ref"; do
 	fi
 done
 
+# The three runs get the library through the environment, as a user would
+# give it (heaptrace and Valgrind's launcher get it too, harmlessly).
+run_env=()
+if [ -n "$preload" ]; then
+	lib=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p) |
+		awk -v so="$preload" '$1 == so && /x86-64/ { print $NF; exit }')
+	if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+		echo "SKIP: $preload is not installed"
+		exit 77
+	fi
+	run_env=("LD_PRELOAD=$lib")
+fi
+
 case " ${opts[*]-} " in
 *" --time-unit="*) ;;
 *) opts=(--time-unit=B ${opts[@]+"${opts[@]}"}) ;;
@@ -141,17 +160,21 @@ show() {
 # Each run happens in its own directory, so that the relative profile name
 # massif.%p gives the same desc: line to Massif and heaptrace.
 (cd "$tmp/native" &&
-	exec timeout -k 5 60 "$prog" ${args[@]+"${args[@]}"}) \
+	exec env ${run_env[@]+"${run_env[@]}"} timeout -k 5 60 "$prog" \
+		${args[@]+"${args[@]}"}) \
 	<"$stdin" >"$tmp/native.out" 2>"$tmp/native.err"
 native_st=$?
 (cd "$tmp/ref" &&
-	exec env ${ref_env:+"$ref_env"} timeout -k 5 100 valgrind -q --tool=massif \
+	exec env ${run_env[@]+"${run_env[@]}"} ${ref_env:+"$ref_env"} \
+		timeout -k 5 100 valgrind -q --tool=massif \
 		--log-file="$tmp/valgrind.%p.log" "${opts[@]}" \
+		${vg_opts[@]+"${vg_opts[@]}"} \
 		--massif-out-file=massif.%p "$ref" ${args[@]+"${args[@]}"}) \
 	<"$stdin" >"$tmp/ref.out" 2>"$tmp/ref.err"
 ref_st=$?
 (cd "$tmp/got" &&
-	exec timeout -k 5 60 "$heaptrace" run -q --massif-compat=yes \
+	exec env ${run_env[@]+"${run_env[@]}"} timeout -k 5 60 \
+		"$heaptrace" run -q --massif-compat=yes \
 		--backend="${backend:-auto}" ${ht_opts[@]+"${ht_opts[@]}"} \
 		"${opts[@]}" --massif-out-file=massif.%p -- \
 		"$prog" ${args[@]+"${args[@]}"}) \

@@ -12,6 +12,7 @@
   profile.py check FILE EXPECT...  checks the file against each EXPECT:
       snapshots>=N                 at least N snapshots
       max-heap=N                   largest mem_heap_B of all snapshots is N
+      max-extra=N                  largest mem_heap_extra_B is N
       max-depth=N                  deepest tree line is N levels below the
                                    root (inline chains count as levels)
       has-heap=N                   some snapshot has mem_heap_B=N
@@ -97,6 +98,7 @@ def cmd_check(path, expects):
         print(e)
         return 2
     heaps = [int(s.get("mem_heap_B", "0")) for s in snaps]
+    extras = [int(s.get("mem_heap_extra_B", "0")) for s in snaps]
     peaks = sum(1 for s in snaps if s.get("heap_tree") == "peak")
     bad = []
     for e in expects:
@@ -108,6 +110,10 @@ def cmd_check(path, expects):
             got = max(heaps, default=0)
             if got != int(val):
                 bad.append("largest mem_heap_B is %d, want %s" % (got, val))
+        elif key == "max-extra":
+            got = max(extras, default=0)
+            if got != int(val):
+                bad.append("largest mem_heap_extra_B is %d, want %s" % (got, val))
         elif key == "max-depth":
             got = max((s["depth"] for s in snaps), default=0)
             if got != int(val):

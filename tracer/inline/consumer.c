@@ -13,6 +13,7 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/tsc.h"
 
 struct tracer_ring {
 	struct ring_header *h; /* at the start of the mapping */
@@ -20,6 +21,9 @@ struct tracer_ring {
 	uint64_t map_len;
 	uint64_t file_len;
 	uint32_t rule_count;   /* entries in the rule table */
+	bool stamped;          /* RING_F_TSC is set */
+	struct tsc_clock clock;
+	uint64_t last_ns;      /* the time of the last record delivered */
 	struct tracer_ring_stats st;
 };
 
@@ -70,7 +74,7 @@ tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 	if (!is_pow2(size) || size < page || size > (1ULL << 40) ||
 	    !is_pow2(thread_cap) || thread_cap < 8 || thread_cap > (1u << 20) ||
 	    !is_pow2(rule_cap) || rule_cap < 8 || rule_cap > (1u << 24) ||
-	    stack_copy > size / 4)
+	    stack_copy > size / 4 || stack_copy > RING_MAX_STACK_COPY)
 		return -EINVAL;
 	uint64_t rule_off = RING_HDR_FIXED +
 			    (uint64_t)thread_cap * sizeof(struct ring_thread);
@@ -177,6 +181,19 @@ tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 	return 0;
 }
 
+/* Entry T is another thread's from now on: nothing of the previous one's
+   calls is in progress. */
+static void
+thread_retag(struct tracer_ring *r, struct ring_thread *t, uint32_t tid)
+{
+	if (t->tid == tid)
+		return;
+	r->st.internal += t->internal;
+	t->internal = 0;
+	t->outer_rsp = 0;
+	t->tid = tid;
+}
+
 int
 tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 		       uint64_t stack_lo, uint64_t stack_hi)
@@ -190,14 +207,8 @@ tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 	struct ring_thread *slot = NULL;
 	for (uint32_t n = 0; n < h->thread_cap; n++, i = (i + 1) & mask) {
 		if (t[i].tcb == tcb) {
-			/* A new thread on a dead one's TCB: nothing of the
-			   old one's calls is in progress. */
-			if (t[i].tid != tid) {
-				r->st.internal += t[i].internal;
-				t[i].internal = 0;
-				t[i].outer_rsp = 0;
-				t[i].tid = tid;
-			}
+			/* A new thread on a dead one's TCB. */
+			thread_retag(r, &t[i], tid);
 			t[i].stack_lo = stack_lo;
 			t[i].stack_hi = stack_hi;
 			return 0;
@@ -221,6 +232,18 @@ tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 	slot->internal = 0;
 	/* Readers match the key only once the rest is in place. */
 	__atomic_store_n(&slot->tcb, tcb, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+tracer_ring_thread_retag(struct tracer_ring *r, uint64_t tcb, uint32_t tid)
+{
+	if (tcb == 0 || tcb == RING_TCB_DEAD)
+		return -ENOENT;
+	struct ring_thread *t = ring_thread_lookup(r->h, tcb);
+	if (!t)
+		return -ENOENT;
+	thread_retag(r, t, tid);
 	return 0;
 }
 
@@ -255,6 +278,17 @@ tracer_ring_walk_set(struct tracer_ring *r, uint32_t max)
 		return -EINVAL;
 	r->h->walk_max = max;
 	return 0;
+}
+
+void
+tracer_ring_stamp(struct tracer_ring *r)
+{
+	/* The first pair: every stamp comes after it, so a record's time is
+	   interpolated between it and the drain's pair, never extrapolated
+	   far from either. */
+	tsc_clock_sample(&r->clock);
+	r->stamped = true;
+	__atomic_fetch_or(&r->h->flags, RING_F_TSC, __ATOMIC_RELEASE);
 }
 
 int
@@ -349,8 +383,23 @@ record_valid(const struct ring_header *h, const struct ring_record *rec,
 	       rec->copied < RING_COPY_N && rec->fn < HT_FN_COUNT;
 }
 
+/* The time of REC's call. Each CPU's TSC is read at the reservation, in
+   ring order, but CPUs' reads may be a few cycles out of step, and the
+   calibration moves with each drain: a time before the previous record's
+   is taken as that one, so that times never go back. */
+static uint64_t
+record_time(struct tracer_ring *r, const struct ring_record *rec)
+{
+	uint64_t ns = tsc_clock_ns(&r->clock, rec->tsc);
+	if (ns < r->last_ns)
+		ns = r->last_ns;
+	r->last_ns = ns;
+	return ns;
+}
+
 static void
-item_fill(struct tracer_ring_item *it, struct ring_record *rec)
+item_fill(struct tracer_ring *ring, struct tracer_ring_item *it,
+	  struct ring_record *rec)
 {
 	memset(it, 0, sizeof(*it));
 	it->rec = rec;
@@ -359,6 +408,8 @@ item_fill(struct tracer_ring_item *it, struct ring_record *rec)
 	it->copied = rec->copied < RING_COPY_N ? rec->copied : RING_COPY_NONE;
 	it->pcs = ring_record_pcs(rec);
 	it->has_event = tracer_ring_record_event(rec, &it->ev);
+	if (ring->stamped)
+		it->time_ns = record_time(ring, rec);
 	if (!it->copied)
 		return;
 	const uint64_t *r = ring_record_regs(rec);
@@ -427,6 +478,10 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 	int ret = 0;
 	if (head - tail > r->st.max_fill)
 		r->st.max_fill = head - tail;
+	/* A fresh pair for this drain's records: every one was reserved,
+	   and so stamped, before the head was read. */
+	if (r->stamped && head != tail)
+		tsc_clock_sample(&r->clock);
 	while (tail != head) {
 		uint32_t len;
 		struct ring_record *rec = ring_peek(h, tail, &len);
@@ -447,7 +502,7 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 		__builtin_prefetch(ring_record_at(h, tail + PREFETCH_AHEAD));
 		__builtin_prefetch(ring_record_at(h, tail + PREFETCH_AHEAD + 64));
 		struct tracer_ring_item it;
-		item_fill(&it, rec);
+		item_fill(r, &it, rec);
 		ret = fn(arg, &it);
 		if (ret)
 			break;

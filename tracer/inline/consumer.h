@@ -35,8 +35,9 @@ struct tracer_ring_stats {
 /* Create a ring of SIZE data bytes (a power of two, at least a page), a
    thread table of THREAD_CAP entries and a rule table of RULE_CAP (both
    powers of two, at least 8) and STACK_COPY stack bytes per copied stack
-   (at most SIZE / 4), backed by a memfd and mapped (and populated) here as
-   the target will map it. Stubs copy stacks until tracer_ring_walk_set.
+   (at most SIZE / 4 and RING_MAX_STACK_COPY), backed by a memfd and mapped
+   (and populated) here as the target will map it. Stubs copy stacks until
+   tracer_ring_walk_set, and stamp nothing until tracer_ring_stamp.
    Returns 0 and *OUT, or -EINVAL, or -errno. */
 int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 		    uint32_t stack_copy, struct tracer_ring **out);
@@ -81,6 +82,13 @@ int tracer_ring_fn_set(struct tracer_ring *r, unsigned idx,
 int tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 			   uint64_t stack_lo, uint64_t stack_hi);
 
+/* Have the records made on the thread pointer TCB carry TID from now on:
+   another thread runs on it (a vfork child runs on its parent's thread
+   pointer and stack). Only while nothing runs on it. Returns 0, or
+   -ENOENT when TCB has no entry. */
+int tracer_ring_thread_retag(struct tracer_ring *r, uint64_t tcb,
+			     uint32_t tid);
+
 /* Forget the thread whose thread pointer is TCB (it exited). A no-op when
    it is not there. */
 void tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb);
@@ -90,6 +98,12 @@ void tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb);
    ring), or copy them (MAX 0). Before any patch goes in. Returns 0 or
    -EINVAL. */
 int tracer_ring_walk_set(struct tracer_ring *r, uint32_t max);
+
+/* Have stubs stamp each record with the TSC, and the drain give each
+   record's time on CLOCK_MONOTONIC (tracer_ring_item.time_ns), calibrated
+   from pairs read now and at each drain. Only where tsc_usable() (tsc.h);
+   before any patch goes in. */
+void tracer_ring_stamp(struct tracer_ring *r);
 
 /* Add the rule for lookup pc PC (not 0), RULE's other fields, to the rule
    table; a no-op when PC has one. While stubs run, like the thread table;
@@ -118,6 +132,9 @@ struct tracer_ring_item {
 	unsigned npcs;         /* 0: unwind CAP instead */
 	enum ring_copy copied; /* why CAP holds a copy; RING_COPY_NONE: it
 				  does not */
+	uint64_t time_ns;      /* CLOCK_MONOTONIC when the call was made,
+				  never before the previous record's; 0
+				  unless tracer_ring_stamp */
 };
 
 /* Called for each record in ring order. A nonzero return stops the drain

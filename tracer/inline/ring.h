@@ -11,10 +11,11 @@
 #include <stdint.h>
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 2
+#define RING_VERSION 3
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing */
+#define RING_F_TSC 2u  /* stubs stamp records with the TSC (ring_tsc) */
 
 #define RING_MAX_FNS 48     /* descriptors; a trampoline's index is below */
 #define RING_HDR_FIXED 4096 /* bytes before the thread table */
@@ -84,7 +85,8 @@ struct ring_header {
 	uint32_t flags;         /* RING_F_* */
 	uint64_t size;          /* data bytes, a power of two, >= 4096 */
 	uint64_t data_off;      /* offset of the data area from the header */
-	uint64_t stack_copy;    /* most stack bytes copied per record */
+	uint64_t stack_copy;    /* most stack bytes copied per record,
+				   at most RING_MAX_STACK_COPY */
 	uint32_t thread_cap;    /* thread-table entries, a power of two */
 	uint32_t thread_shift;  /* 64 - log2(thread_cap) */
 	uint64_t pad0[2];
@@ -214,16 +216,17 @@ enum ring_copy {
 struct ring_record {
 	uint32_t commit;    /* 0 until complete; then the record's size,
 			       stored last with release semantics */
-	uint16_t kind;      /* enum ring_rec_kind */
+	uint8_t kind;       /* enum ring_rec_kind */
+	uint8_t copied;     /* enum ring_copy */
 	uint16_t fn;        /* enum ht_alloc_fn */
-	uint32_t tid;
-	uint32_t stack_len; /* bytes in the stack copy */
+	uint32_t tid;       /* the thread-table entry's TID */
+	uint16_t stack_len; /* bytes in the stack copy (stack_copy fits) */
 	uint16_t npcs;      /* F's entry, then the return addresses of the
 			       frames above it, as the tracer's unwinder
 			       finds them; 0 when the stack was copied */
-	uint8_t copied;     /* enum ring_copy */
-	uint8_t pad0;
-	uint32_t pad1;
+	uint64_t tsc;       /* ring_tsc() just after the record's position
+			       was reserved, so in ring order but for the
+			       skew between CPUs; 0 without RING_F_TSC */
 	uint64_t args[3];   /* rdi, rsi, rdx at entry */
 	uint64_t result;    /* rax at return; for posix_memalign *memptr when
 			       it returned 0, else 0; 0 at entry records */
@@ -231,6 +234,20 @@ struct ring_record {
 };
 
 _Static_assert(sizeof(struct ring_record) == 56, "record header size");
+
+/* Most stack bytes a record can copy (STACK_LEN is 16 bits wide). */
+#define RING_MAX_STACK_COPY 65535u
+
+/* The time stamp counter. Not ordered with the instructions around it:
+   a stamp read just after a reservation may be a few cycles early, which
+   the consumer's clamp absorbs. */
+static inline uint64_t
+ring_tsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
 
 /* The size of a record with the registers when REGS, STACK_LEN stack bytes
    and NPCS addresses. */

@@ -248,8 +248,9 @@ walk(struct ring_header *h, const struct ring_thread *t,
 
 /* Reserve, fill and commit one record: with COPIED (enum ring_copy) set,
    F's entry registers and SLEN stack bytes copied from its entry rsp; then
-   NPCS addresses from PCS. Waits (trapping) while the ring has no room for
-   it: nothing is ever dropped. */
+   NPCS addresses from PCS; stamped with the TSC when the tracer asks.
+   Waits (trapping) while the ring has no room for it: nothing is ever
+   dropped. */
 static void
 emit(struct ring_header *h, const struct ring_thread *t,
      const struct stub_frame *f, const struct ring_fn *d, uint16_t kind,
@@ -258,6 +259,12 @@ emit(struct ring_header *h, const struct ring_thread *t,
 {
 	uint32_t len = ring_rec_size(copied, slen, npcs);
 	uint64_t pos = ring_reserve(h, len);
+	/* The call's time, read where its place in the ring is taken, so
+	   that stamps follow the ring's order (docs/inline-backend.md,
+	   "Time stamps"); before any wait for room, which is the tracer's. */
+	uint64_t tsc = __atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_TSC
+			       ? ring_tsc()
+			       : 0;
 	while (!ring_has_room(h, pos, len)) {
 		stat_add(&h->stats.full_traps);
 		trap(RING_TRAP_FULL, pos + len - h->size, pos, len);
@@ -267,9 +274,10 @@ emit(struct ring_header *h, const struct ring_thread *t,
 	r->kind = kind;
 	r->fn = d->fn;
 	r->tid = t->tid;
-	r->stack_len = slen;
+	r->stack_len = (uint16_t)slen; /* stack_copy fits */
 	r->npcs = (uint16_t)npcs;
 	r->copied = copied;
+	r->tsc = tsc;
 	r->args[0] = f->arg[0];
 	r->args[1] = f->arg[1];
 	r->args[2] = f->arg[2];

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The extra-bytes model of a native profile (no --massif-compat) follows the
+# allocator the program really uses: glibc's chunk sizes when its malloc is
+# glibc's, Massif's estimate (--heap-admin plus rounding to --alignment)
+# for another allocator, whose blocks have no glibc chunk header. Runs PROG
+# under heaptrace with SONAME preloaded ("none": nothing preloaded), under
+# both backends, and requires the largest useful heap and the largest extra
+# heap to be HEAP and EXTRA (worked out from PROG's source).
+#
+# usage: native_model.sh HEAPTRACE PROG SONAME HEAP EXTRA
+# PROG "none": skip (it could not be built); SONAME "sanitized": skip
+# (heaptrace has a sanitizer's runtime, which refuses a preloaded malloc).
+# Exit 0 pass, 1 fail, 77 skip (SONAME not installed), 99 usage.
+set -u
+
+if [ $# -ne 5 ]; then
+	echo "usage: native_model.sh HEAPTRACE PROG SONAME HEAP EXTRA" >&2
+	exit 99
+fi
+heaptrace=$1 prog=$2 soname=$3 heap=$4 extra=$5
+profile="$(cd "$(dirname "$0")" && pwd)/profile.py"
+if [ "$prog" = none ]; then
+	echo "SKIP: no C++ compiler"
+	exit 77
+fi
+if [ "$soname" = sanitized ]; then
+	echo "SKIP: heaptrace is built with a sanitizer, which cannot run with another allocator preloaded"
+	exit 77
+fi
+
+run_env=()
+if [ "$soname" != none ]; then
+	lib=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p) |
+		awk -v so="$soname" '$1 == so && /x86-64/ { print $NF; exit }')
+	if [ -z "$lib" ] || [ ! -f "$lib" ]; then
+		echo "SKIP: $soname is not installed"
+		exit 77
+	fi
+	run_env=("LD_PRELOAD=$lib")
+fi
+
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+for backend in inline ptrace; do
+	out="$tmp/massif.$backend"
+	env ${run_env[@]+"${run_env[@]}"} "$heaptrace" run -q --time-unit=B \
+		--backend="$backend" --massif-out-file="$out" -- "$prog" \
+		</dev/null >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	echo "$backend: status $st"
+	if [ "$st" -ne 0 ] || [ -s "$tmp/err" ]; then
+		head -n 20 "$tmp/err"
+		echo "FAIL: $backend: heaptrace exited $st"
+		fails=$((fails + 1))
+		continue
+	fi
+	python3 "$profile" check "$out" "max-heap=$heap" "max-extra=$extra" ||
+		fails=$((fails + 1))
+done
+[ "$fails" -eq 0 ] && echo PASS
+[ "$fails" -eq 0 ]

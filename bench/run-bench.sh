@@ -70,7 +70,7 @@ bench_one() {
 		"$( [ -n "$ms" ] && printf '%.2fx' "$(echo "$ms / $native" | bc -l)" || echo n/a)" \
 		"$( [ -n "$hk" ] && printf '%.2fx' "$(echo "$hk / $native" | bc -l)" || echo n/a)" \
 		"${events:-?}" \
-		"$( [ -n "${events:-}" ] && [ "${events:-0}" -gt 0 ] && printf '%.1f us' "$(echo "($htp - $native) / $events * 1000000" | bc -l)" || echo n/a)"
+		"$( [ -n "${events:-}" ] && [ "${events:-0}" -ge 1000 ] && printf '%.1f us' "$(echo "($htp - $native) / $events * 1000000" | bc -l)" || echo n/a)"
 	if have valgrind; then
 		own=$(sed -n "s/.*heaptrace's own peak RSS \([0-9]*\) KiB.*/\1/p" "$W/stats")
 		printf '%-22s peak RSS: heaptrace (tracer alone) %s KiB, Massif (valgrind and target: one process) %s KiB\n' \

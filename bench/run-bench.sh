@@ -83,6 +83,24 @@ echo "heaptrace bench: medians of $RUNS runs, wall time ratio to native ($(nproc
 bench_one "compute-bound" "$W/compute"
 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 export PERL_HASH_SEED PERL_PERTURB_KEYS
 bench_one "perl 200k-key hash" perl -e 'my %h; $h{$_} = $_ for 1..200000;'
+# --pages-as-heap=yes (two ptrace stops per mmap/munmap/mremap/brk, every
+# other syscall free) on the perl case, against Massif's pages-as-heap.
+perl_pages() {
+	local native ht ms
+	native=$(median_time perl -e 'my %h; $h{$_} = $_ for 1..200000;')
+	ht=$(median_time "$HT" run -q --pages-as-heap=yes --time-unit=B \
+		--massif-out-file="$W/hp.out" -- perl -e 'my %h; $h{$_} = $_ for 1..200000;')
+	ms=
+	if have valgrind; then
+		ms=$(median_time valgrind --tool=massif --pages-as-heap=yes \
+			--time-unit=B --massif-out-file="$W/mp.out" \
+			perl -e 'my %h; $h{$_} = $_ for 1..200000;')
+	fi
+	printf '%-22s native %7.3fs  heaptrace --pages-as-heap %6.2fx  massif --pages-as-heap %6s\n' \
+		"perl, pages-as-heap" "$native" "$(echo "$ht / $native" | bc -l)" \
+		"$( [ -n "$ms" ] && printf '%.2fx' "$(echo "$ms / $native" | bc -l)" || echo n/a)"
+}
+perl_pages
 # gcc's cc1 at -O2 on a few thousand lines of C, generated (deterministic).
 cc1=$(cc -print-prog-name=cc1)
 if [ -x "$cc1" ]; then

@@ -25,6 +25,22 @@ enum ht_event_kind {
 	/* Thread TID has ended; sent after its last event. A realloc it began
 	   and never completed is settled (snap_engine_feed). */
 	HT_EV_THREAD_EXIT,
+
+	/* --pages-as-heap=yes: the program's own page-level calls, as they
+	   completed (failed calls are not sent). Addresses and sizes as the
+	   kernel took them; the engine applies Massif's page rules, so a
+	   source reports calls, not page ranges. FN is unused. PCS[0] is the
+	   syscall instruction's pc (kept: Massif keeps the wrapper's frame). */
+	HT_EV_MMAP,    /* [ADDR, ADDR + SIZE) mapped (also shmat); a mapping
+			  present at start: one frame, pc 0 */
+	HT_EV_MUNMAP,  /* [ADDR, ADDR + SIZE) unmapped (also shmdt) */
+	HT_EV_MREMAP,  /* [OLD_ADDR, + OLD_SIZE) now [ADDR, + SIZE) */
+	HT_EV_BRK,     /* the break moved from OLD_ADDR to ADDR */
+
+	/* --stacks=yes: thread TID's stack holds SIZE bytes now (its stack's
+	   top minus its stack pointer), as sampled; the first sample of a
+	   thread is its base line. */
+	HT_EV_STACK,
 };
 
 /* The entry point that produced an event. The engine applies Massif's rules
@@ -54,7 +70,9 @@ struct ht_event {
 	enum ht_event_kind kind;
 	enum ht_alloc_fn fn;
 	uint64_t addr;     /* the block returned (ALLOC, REALLOC) or freed (FREE) */
-	uint64_t old_addr; /* REALLOC: the pointer passed in (0 for NULL) */
+	uint64_t old_addr; /* REALLOC: the pointer passed in (0 for NULL);
+			      MREMAP, BRK: the old address, the old break */
+	uint64_t old_size; /* MREMAP: the old length */
 	uint64_t size;     /* requested bytes: calloc's nmemb*size, realloc's new size */
 	uint64_t align;    /* requested alignment; 0 when the call takes none */
 	uint64_t usable;   /* the real allocator's chunk size for ADDR when the

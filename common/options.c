@@ -680,7 +680,20 @@ ht_options_usage(FILE *out)
 	      "as Massif does.\n"
 	      "  --pages-as-heap=yes cannot be combined with --stacks=yes; "
 	      "--heap=no turns\n"
-	      "  it off.\n",
+	      "  it off. It stops the program at mmap, munmap, mremap, brk, "
+	      "shmat and shmdt\n"
+	      "  through a seccomp filter installed before exec (no other "
+	      "system call is\n"
+	      "  slowed down) and probes no allocator. Without CAP_SYS_ADMIN "
+	      "(not root) the\n"
+	      "  filter needs no_new_privs, which heaptrace then sets: a "
+	      "setuid program gains\n"
+	      "  no privileges (it would not under ptrace anyway).\n"
+	      "  --stacks=yes samples each thread's stack size at its "
+	      "allocator calls (the\n"
+	      "  ptrace backend), where Massif measures it at every move of "
+	      "the stack\n"
+	      "  pointer: peaks between two calls are not seen.\n",
 	      out);
 }
 

@@ -172,7 +172,11 @@ snapshot_print(FILE *f, const struct out_header *h, size_t idx,
 	       const struct snap_snapshot *s, const struct ht_symbolizer *sym)
 {
 	const char *kind = kind_name(s->kind);
+	/* A --heap=no peak has no tree; Massif writes it as an empty one. */
+	bool treeless_peak = s->kind == SNAP_PEAK && !s->tree;
 
+	if (treeless_peak)
+		kind = kind_name(SNAP_EMPTY);
 	if (!kind)
 		return -HT_E_FORMAT;
 	int rc = emit(f,
@@ -185,7 +189,7 @@ snapshot_print(FILE *f, const struct out_header *h, size_t idx,
 		      "mem_stacks_B=%" PRIu64 "\n"
 		      "heap_tree=%s\n",
 		      idx, s->time, s->heap, s->extra, s->stacks, kind);
-	if (!rc && s->kind != SNAP_EMPTY)
+	if (!rc && s->kind != SNAP_EMPTY && !treeless_peak)
 		rc = tree_print(f, h, s, sym);
 	return rc;
 }

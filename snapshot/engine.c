@@ -45,9 +45,17 @@ snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
 	stack_filter_init(&eng->filter, opt, sym);
 	xtree_init(&eng->tree);
 	block_table_init(&eng->blocks);
+	page_table_init(&eng->pages);
 	eng->snaps = ht_xcalloc(opt->max_snapshots, sizeof(*eng->snaps));
-	/* Nothing is taken before snap_engine_start(). */
-	eng->earliest_next = UINT64_MAX;
+	if (opt->pages_as_heap) {
+		/* Massif records the start-up mappings, with snapshots,
+		   before its start-up snapshot (§4.5, §6). */
+		eng->started = true;
+		eng->earliest_next = 0;
+	} else {
+		/* Nothing is taken before snap_engine_start(). */
+		eng->earliest_next = UINT64_MAX;
+	}
 	return eng;
 }
 
@@ -61,6 +69,8 @@ snap_engine_free(struct snap_engine *eng)
 	free(eng->snaps);
 	free(eng->pending);
 	block_table_fini(&eng->blocks);
+	page_table_fini(&eng->pages);
+	free(eng->threads.v);
 	xtree_fini(&eng->tree);
 	stack_filter_fini(&eng->filter);
 	snap_extra_free(eng->extra_model);
@@ -78,6 +88,8 @@ snap_engine_clone(const struct snap_engine *src)
 	stack_filter_copy(&eng->filter, &src->filter);
 	xtree_copy(&eng->tree, &src->tree);
 	block_table_copy(&eng->blocks, &src->blocks);
+	page_table_copy(&eng->pages, &src->pages);
+	stack_table_copy(&eng->threads, &src->threads);
 	eng->pending = ht_xmemdup_array(src->pending, src->n_pending,
 					src->n_pending, sizeof(*src->pending));
 	eng->cap_pending = src->n_pending;
@@ -126,10 +138,12 @@ snapshot_take(struct snap_engine *eng, struct snap_snapshot *s,
 				       eng->opt->threshold, &s->tree,
 				       &s->n_tree);
 		eng->stats.detailed_taken++;
-	} else if (kind != SNAP_EMPTY) {
+	} else if (kind == SNAP_DETAILED) {
 		/* --heap=no keeps no tree, not even for the peak. */
 		s->kind = SNAP_EMPTY;
 	}
+	/* A --heap=no peak stays a peak without a tree (written as an empty
+	   one): culling must spare it, as Massif's does. */
 	eng->stats.snapshots_taken++;
 }
 
@@ -150,7 +164,8 @@ demote_old_peaks(struct snap_engine *eng)
 {
 	for (size_t i = 0; i < eng->n_snaps; i++)
 		if (eng->snaps[i].kind == SNAP_PEAK)
-			eng->snaps[i].kind = SNAP_DETAILED;
+			eng->snaps[i].kind = eng->snaps[i].tree ?
+				SNAP_DETAILED : SNAP_EMPTY;
 }
 
 static void
@@ -201,11 +216,27 @@ attempt_peak(struct snap_engine *eng)
 }
 
 void
+engine_attempt_normal(struct snap_engine *eng)
+{
+	attempt_normal(eng);
+}
+
+void
+engine_attempt_peak(struct snap_engine *eng)
+{
+	attempt_peak(eng);
+}
+
+void
 snap_engine_start(struct snap_engine *eng, uint64_t time)
 {
 	eng->clock = time;
-	eng->started = true;
-	eng->earliest_next = 0;
+	if (!eng->started) {
+		/* With --pages-as-heap snapshots have started already and
+		   the interval culling set stands. */
+		eng->started = true;
+		eng->earliest_next = 0;
+	}
 	attempt_normal(eng);
 }
 
@@ -224,6 +255,13 @@ static void
 charge(struct snap_engine *eng, uint32_t leaf, int64_t bytes)
 {
 	eng->tree.nodes[leaf].self += bytes;
+}
+
+void
+engine_account_pages(struct snap_engine *eng, uint32_t leaf, int64_t d_heap)
+{
+	account(eng, d_heap, 0);
+	charge(eng, leaf, d_heap);
 }
 
 /* The alignment Massif's allocator would use for FN's request: the
@@ -542,6 +580,8 @@ do_realloc(struct snap_engine *eng, const struct ht_event *ev)
 static void
 do_thread_exit(struct snap_engine *eng, uint32_t tid)
 {
+	if (eng->opt->stacks)
+		stacks_thread_exit(eng, tid);
 	struct pending_realloc *p = pending_of(eng, tid);
 	if (!p)
 		return;
@@ -550,16 +590,42 @@ do_thread_exit(struct snap_engine *eng, uint32_t tid)
 	abandon(eng, &old);
 }
 
+/* Which events count in this session: allocator calls with --heap=yes
+   (Massif replaces no allocator under --pages-as-heap, so they do not
+   count then), page-level calls only with --pages-as-heap, stack samples
+   only with --stacks=yes. Thread ends always (they settle reallocs and
+   release stacks). */
+static bool
+event_counts(const struct snap_engine *eng, const struct ht_event *ev)
+{
+	switch (ev->kind) {
+	case HT_EV_ALLOC:
+	case HT_EV_FREE:
+	case HT_EV_REALLOC_BEGIN:
+	case HT_EV_REALLOC:
+		return eng->opt->heap && !eng->opt->pages_as_heap &&
+		       !invisible_to_massif(eng, ev->fn);
+	case HT_EV_THREAD_EXIT:
+		return true;
+	case HT_EV_MMAP:
+	case HT_EV_MUNMAP:
+	case HT_EV_MREMAP:
+	case HT_EV_BRK:
+		return eng->opt->pages_as_heap;
+	case HT_EV_STACK:
+		return eng->opt->stacks;
+	}
+	return false;
+}
+
 void
 snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 {
 	eng->stats.events++;
-	if (!eng->opt->heap || eng->opt->pages_as_heap)
+	if (!event_counts(eng, ev))
 		return;
 	if (ev->time > eng->clock)
 		eng->clock = ev->time;
-	if (invisible_to_massif(eng, ev->fn))
-		return;
 	switch (ev->kind) {
 	case HT_EV_ALLOC:
 		do_alloc(eng, ev);
@@ -575,6 +641,15 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 		break;
 	case HT_EV_THREAD_EXIT:
 		do_thread_exit(eng, ev->tid);
+		break;
+	case HT_EV_MMAP:
+	case HT_EV_MUNMAP:
+	case HT_EV_MREMAP:
+	case HT_EV_BRK:
+		pages_feed(eng, ev);
+		break;
+	case HT_EV_STACK:
+		stacks_sample(eng, ev->tid, ev->size);
 		break;
 	}
 }

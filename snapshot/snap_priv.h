@@ -85,6 +85,11 @@ unsigned stack_filter_apply(struct stack_filter *f, const uint64_t *pcs,
    stack. T must be the only tree used with F. */
 uint32_t stack_filter_leaf(struct stack_filter *f, struct xtree *t,
 			   const uint64_t *pcs, unsigned npcs);
+/* The same for a page-level call (--pages-as-heap): frame 0, the syscall
+   wrapper's, is kept (§6). T and F must not be used with
+   stack_filter_leaf too. */
+uint32_t stack_filter_leaf_whole(struct stack_filter *f, struct xtree *t,
+				 const uint64_t *pcs, unsigned npcs);
 /* ---- Snapshots and culling (cull.c) ---- */
 /* Free the tree of S and mark the slot unused. */
 void snapshot_clear(struct snap_snapshot *s);
@@ -129,6 +134,66 @@ void block_table_insert(struct block_table *bt, const struct block *b);
 /* Remove the block at ADDR into *OUT; false when there is none. */
 bool block_table_take(struct block_table *bt, uint64_t addr, struct block *out);
 
+/* ---- Page table (pagetable.c) ---- */
+/* Pages [FIRST, END) owned by tree node LEAF (0: an ignored stack). */
+struct page_run {
+	uint64_t first, end;
+	uint32_t leaf;
+};
+
+/* Runs sorted by page, not overlapping, equal-owner neighbours joined. */
+struct page_layer {
+	struct page_run *runs;
+	size_t n, cap;
+};
+
+/* Layer k holds every page's k-th owner (Massif's double counting). */
+struct page_table {
+	struct page_layer *layers;
+	size_t n_layers, cap_layers;
+};
+
+/* Told of N pages from FIRST, owned by LEAF, leaving the table. */
+typedef void (*page_table_fn)(void *ctx, uint64_t first, uint64_t n,
+			      uint32_t leaf);
+
+void page_table_init(struct page_table *pt);
+void page_table_fini(struct page_table *pt);
+/* Make DST (uninitialised) an independent copy of SRC. */
+void page_table_copy(struct page_table *dst, const struct page_table *src);
+/* Give each of the N pages from FIRST one more owner, LEAF, on top of
+   those it has (Massif's record of a page it may already hold). */
+void page_table_push(struct page_table *pt, uint64_t first, uint64_t n,
+		     uint32_t leaf);
+/* Take the top owner off each of the N pages from FIRST that has one,
+   telling GONE (if not NULL) of each piece; unknown pages are skipped. */
+void page_table_pop(struct page_table *pt, uint64_t first, uint64_t n,
+		    page_table_fn gone, void *ctx);
+/* Make LEAF the only owner of the N pages from FIRST, telling GONE (if not
+   NULL) of the pieces that had one. Single-owner tables only. */
+void page_table_replace(struct page_table *pt, uint64_t first, uint64_t n,
+			uint32_t leaf, page_table_fn gone, void *ctx);
+/* Whether PAGE is recorded; if so its top owner in *LEAF. */
+bool page_table_top(const struct page_table *pt, uint64_t page,
+		    uint32_t *leaf);
+/* Pages among the N from FIRST that have a counted owner (LEAF != 0), in
+   a single-owner table. */
+uint64_t page_table_count_owned(const struct page_table *pt, uint64_t first,
+				uint64_t n);
+
+/* ---- Stacks (stacks.c) ---- */
+/* One thread's stack as --stacks=yes counts it. */
+struct thread_stack {
+	uint32_t tid;
+	uint64_t base;    /* the first sample: counted as zero */
+	uint64_t counted; /* bytes of S this thread accounts for */
+};
+
+struct stack_table {
+	struct thread_stack *v;
+	size_t n, cap;
+};
+
 /* ---- The engine (engine.c) ---- */
 /* A realloc between its REALLOC_BEGIN and its REALLOC: the block, taken
    out of the address table so that its address can be handed to another
@@ -147,6 +212,8 @@ struct snap_engine {
 	struct xtree tree;
 
 	struct block_table blocks;
+	struct page_table pages;      /* --pages-as-heap */
+	struct stack_table threads;   /* --stacks=yes */
 	struct pending_realloc *pending; /* at most one per thread */
 	size_t n_pending, cap_pending;
 
@@ -165,5 +232,26 @@ struct snap_engine {
 
 	struct snap_stats stats;
 };
+
+/* Services of engine.c to the page and stack rules (pages.c, stacks.c). */
+/* Massif's normal snapshot attempt (§4.2). */
+void engine_attempt_normal(struct snap_engine *eng);
+/* Massif's peak check before a deallocation (§4.3). */
+void engine_attempt_peak(struct snap_engine *eng);
+/* Add D_HEAP useful bytes to the counters and the tree node LEAF, and
+   |D_HEAP| to the B-time clock. */
+void engine_account_pages(struct snap_engine *eng, uint32_t leaf,
+			  int64_t d_heap);
+
+/* --pages-as-heap rules (pages.c): apply the page-level call EV (MMAP,
+   MUNMAP, MREMAP, BRK) as Massif does, or exactly without
+   --massif-compat. */
+void pages_feed(struct snap_engine *eng, const struct ht_event *ev);
+
+/* --stacks=yes rules (stacks.c): thread TID's stack now holds SIZE bytes. */
+void stacks_sample(struct snap_engine *eng, uint32_t tid, uint64_t size);
+/* Thread TID has ended: its stack is released. */
+void stacks_thread_exit(struct snap_engine *eng, uint32_t tid);
+void stack_table_copy(struct stack_table *dst, const struct stack_table *src);
 
 #endif

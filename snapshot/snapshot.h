@@ -18,7 +18,9 @@ struct snap_extra;
 enum snap_kind {
 	SNAP_EMPTY,    /* heap_tree=empty */
 	SNAP_DETAILED, /* heap_tree=detailed */
-	SNAP_PEAK,     /* heap_tree=peak: at most one, the peak at the end */
+	SNAP_PEAK,     /* heap_tree=peak: at most one, the peak at the end;
+			  with --heap=no it has no tree and is written as
+			  heap_tree=empty (culling still spares it) */
 };
 
 /* One printed tree line (before inline chains are expanded by the writer).
@@ -69,8 +71,11 @@ struct snap_engine *snap_engine_clone(const struct snap_engine *eng);
 void snap_engine_set_symbolizer(struct snap_engine *eng,
 				const struct ht_symbolizer *sym);
 
-/* Take the start-up snapshot at TIME (ignored with --time-unit=B: 0).
-   Events fed before this are accounted but take no snapshot. */
+/* Take the start-up snapshot at TIME (ignored with --time-unit=B: the
+   bytes so far). Events fed before this are accounted but take no
+   snapshot, except with --pages-as-heap, where Massif snapshots the
+   start-up mappings (MMAP events with the single frame 0, fed before
+   this, in address order) as they are recorded. */
 void snap_engine_start(struct snap_engine *eng, uint64_t time);
 /* Account one event and take the snapshots Massif would take for it.
    A REALLOC_BEGIN takes the block out of the address table until its

@@ -194,7 +194,8 @@ stack_filter_apply(struct stack_filter *f, const uint64_t *pcs, unsigned npcs,
 }
 
 /* ---- The memo: raw stack -> leaf ----
-   Keyed by every frame but frame 0, which the filter drops: the filter's
+   Keyed by every frame the filter may keep (all but frame 0 for an
+   allocator call, all of them for a page-level call): the filter's
    answer depends on all the others (the below-main cut looks at the
    outermost). Entries are never removed one by one (tree nodes are never
    removed, so a leaf stays right); past MEMO_MAX_PCS remembered frames the
@@ -281,21 +282,21 @@ memo_make_room(struct stack_filter *f, unsigned n)
 		 sizeof(*f->pool));
 }
 
-uint32_t
-stack_filter_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
-		  unsigned npcs)
+/* The memoised filter: KEY is the part of the raw stack the answer
+   depends on (every frame the filter may keep). */
+static uint32_t
+memo_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
+	  unsigned npcs, bool drop_first)
 {
-	if (npcs <= 1)
-		return 0; /* only the allocation function: ignored */
-	const uint64_t *key = pcs + 1;
-	unsigned n = npcs - 1;
+	const uint64_t *key = drop_first ? pcs + 1 : pcs;
+	unsigned n = drop_first ? npcs - 1 : npcs;
 	uint64_t h = stack_hash(key, n);
 	if (f->memo) {
 		struct stack_memo_slot *s = memo_slot(f, h, key, n);
 		if (s->n)
 			return s->leaf;
 	}
-	unsigned k = stack_filter_apply(f, pcs, npcs, true, f->path);
+	unsigned k = stack_filter_apply(f, pcs, npcs, drop_first, f->path);
 	uint32_t leaf = k ? xtree_insert(t, f->path, k) : 0;
 	memo_make_room(f, n);
 	struct stack_memo_slot *s = memo_slot(f, h, key, n);
@@ -306,4 +307,22 @@ stack_filter_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
 	f->n_pool += n;
 	f->memo_count++;
 	return leaf;
+}
+
+uint32_t
+stack_filter_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
+		  unsigned npcs)
+{
+	if (npcs <= 1)
+		return 0; /* only the allocation function: ignored */
+	return memo_leaf(f, t, pcs, npcs, true);
+}
+
+uint32_t
+stack_filter_leaf_whole(struct stack_filter *f, struct xtree *t,
+			const uint64_t *pcs, unsigned npcs)
+{
+	if (!npcs)
+		return 0;
+	return memo_leaf(f, t, pcs, npcs, false);
 }

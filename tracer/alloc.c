@@ -67,13 +67,16 @@ is_internal(const struct tracee *tc, uint64_t ret)
 	return ret == tc->proc->tramp || (ret >= top->obj_lo && ret < top->obj_hi);
 }
 
+/* Report EV, made by TC with its stack pointer at SP at the call's
+   entry (for --stacks=yes: the stack as it was when the call was made). */
 static void
-emit(struct tracer *t, struct tracee *tc, struct ht_event *ev)
+emit(struct tracer *t, struct tracee *tc, struct ht_event *ev, uint64_t sp)
 {
 	if (!tc->proc->profiling)
 		return;
 	ev->tid = (uint32_t)tc->tid;
 	ev->time = tracer_clock(t, tc->proc);
+	stacksample_report(t, tc, sp, ev->time);
 	t->sink->event(t->sink->ctx, tc->proc->pid, ev);
 }
 
@@ -124,7 +127,7 @@ free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	struct ht_event ev = {
 		.kind = HT_EV_FREE, .fn = pr->fn, .addr = ptr,
 	};
-	emit(t, tc, &ev);
+	emit(t, tc, &ev, regs->rsp);
 	if (!hold)
 		return 0;
 	struct pending_call pc = {
@@ -206,7 +209,7 @@ alloc_return(struct tracer *t, struct tracee *tc,
 	struct ht_event ev = { .pcs = pc.pcs, .npcs = pc.npcs };
 	if (!reported_at_entry(pc.fn) &&
 	    describe_result(tc->tid, &pc, arch_retval(regs), &ev))
-		emit(t, tc, &ev);
+		emit(t, tc, &ev, pc.slot);
 	regs->rip = pc.orig;
 	pending_free(&pc);
 	return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Starting the target: checking that the program can be run at all (so a
    typo gets a clear error, not a profile of nothing), then forking a child
-   that waits until the tracer has seized it before it execs. */
+   that waits until the tracer has seized it before it execs (and, with
+   --pages-as-heap=yes, installs the seccomp filter first: seccomp.c). */
 #include "tracer_priv.h"
 
 #include <errno.h>
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/err.h"
@@ -86,4 +89,103 @@ tracer_check_program(char *const argv[], char *err, size_t errlen)
 		return -HT_E_FORMAT;
 	}
 	return 0;
+}
+
+/* Options every traced task gets (new ones inherit them): every
+   descendant is followed, and all die with the tracer, which matters most
+   with the seccomp filter (a traced call fails without a tracer). */
+#define TRACE_OPTIONS                                                       \
+	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |   \
+	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+
+/* The stops of --pages-as-heap=yes: the filter's, then the syscall exit
+   (told from a SIGTRAP by TRACESYSGOOD). */
+#define PAGE_TRACE_OPTIONS (PTRACE_O_TRACESECCOMP | PTRACE_O_TRACESYSGOOD)
+
+/* In the child: wait for the tracer, then exec ARGV. A failure is sent
+   down ERR_FD as {stage, errno}. */
+static void
+child_exec(char *const argv[], bool page_filter, int sync_fd, int err_fd)
+{
+	char c;
+	if (read(sync_fd, &c, 1) != 1)
+		_exit(127);
+	int report[2] = { LAUNCH_EXEC, 0 };
+	if (page_filter) {
+		int rc = seccomp_install_page_filter();
+		if (rc) {
+			report[0] = LAUNCH_SECCOMP;
+			report[1] = -rc;
+			ssize_t w = write(err_fd, report, sizeof(report));
+			(void)w;
+			_exit(127);
+		}
+	}
+	execvp(argv[0], argv);
+	report[1] = errno;
+	ssize_t w = write(err_fd, report, sizeof(report));
+	(void)w;
+	_exit(127);
+}
+
+int
+launch_spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
+	     size_t errlen)
+{
+	int sync[2], errp[2];
+	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	bool pages = t->opt->pages_as_heap;
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (pid == 0) {
+		close(sync[1]);
+		close(errp[0]);
+		child_exec(argv, pages, sync[0], errp[1]);
+	}
+	close(sync[0]);
+	close(errp[1]);
+	long options = TRACE_OPTIONS | (pages ? PAGE_TRACE_OPTIONS : 0);
+	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)options) < 0) {
+		int e = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "cannot trace the program: %s%s",
+			 strerror(e),
+			 e == EPERM ? " (is ptrace forbidden here?)" : "");
+		close(sync[1]);
+		close(errp[0]);
+		return -e;
+	}
+	t->target = pid;
+	struct tproc *p = proc_new(t, pid);
+	tracee_add(t, pid, p);
+	ssize_t w = write(sync[1], "x", 1);
+	(void)w;
+	close(sync[1]);
+	*err_fd = errp[0];
+	return 0;
+}
+
+int
+launch_result(int err_fd, char *const argv[], char *err, size_t errlen)
+{
+	int report[2] = { 0, 0 };
+	ssize_t n = read(err_fd, report, sizeof(report));
+	close(err_fd);
+	if (n != (ssize_t)sizeof(report))
+		return 0;
+	if (report[0] == LAUNCH_SECCOMP)
+		snprintf(err, errlen,
+			 "cannot install the seccomp filter of "
+			 "--pages-as-heap=yes: %s", strerror(report[1]));
+	else
+		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
+			 strerror(report[1]));
+	return -report[1];
 }

@@ -137,7 +137,9 @@ patch_inline(struct tracer *t, struct tproc *p, pid_t tid,
 {
 	for (size_t i = 0; i < n; i++)
 		targets[i].err = -ENOTSUP;
-	if (!n || t->opt->backend == HT_BACKEND_PTRACE)
+	/* --stacks=yes samples the stack pointer at each call's stop; an
+	   inline record does not carry it. */
+	if (!n || t->opt->backend == HT_BACKEND_PTRACE || t->opt->stacks)
 		return;
 	if (!p->inl) {
 		int err = inline_setup(t, p, tid, targets[0].addr);

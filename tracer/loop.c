@@ -20,14 +20,24 @@
 
 #define RECORD_WAIT_NS 2000000ULL /* for a thread finishing a record */
 
-#define TRACE_OPTIONS                                                       \
-	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |   \
-	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
-
-/* How P's allocator calls are caught, for the summary line. */
-static const char *
-backend_name(const struct tproc *p)
+/* Allocator calls matter: the heap is profiled, or stack sizes are
+   sampled at them. With --pages-as-heap=yes Massif does not intercept
+   malloc at all, and neither does heaptrace: page calls only. */
+static bool
+allocator_probed(const struct ht_options *opt)
 {
+	return !opt->pages_as_heap && (opt->heap || opt->stacks);
+}
+
+/* How P's allocator calls (or page calls) are caught, for the summary
+   line. */
+static const char *
+backend_name(const struct tracer *t, const struct tproc *p)
+{
+	if (t->opt->pages_as_heap)
+		return "seccomp syscall stops";
+	if (!allocator_probed(t->opt))
+		return "no allocator probes";
 	if (!inline_active(p))
 		return "ptrace breakpoints";
 	return p->n_probes > 1 ? "inline, some ptrace breakpoints" : "inline";
@@ -60,7 +70,7 @@ end_profile(struct tracer *t, struct tproc *p)
 	if (!p->profiling)
 		return;
 	p->profiling = false;
-	t->sink->process_end(t->sink->ctx, p->pid, backend_name(p));
+	t->sink->process_end(t->sink->ctx, p->pid, backend_name(t, p));
 	if (t->opt->stats)
 		inline_report(p);
 }
@@ -157,11 +167,24 @@ copy_pending(struct tracee *dst, const struct tracee *src)
 	}
 }
 
+/* --stacks=yes: TC's stack pointer where it starts (at exec, at a new
+   thread's first stop) is its base line, as Massif counts a stack from
+   where it starts watching it. */
+static void
+stack_base_line(struct tracer *t, struct tracee *tc)
+{
+	struct user_regs_struct regs;
+	if (t->opt->stacks && tc->proc &&
+	    ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) == 0)
+		stacksample_report(t, tc, regs.rsp, tracer_clock(t, tc->proc));
+}
+
 /* A new thread or process at its first stop: a fork child of an inline
    process gets its ring before it runs a single instruction. */
 static void
 first_stop(struct tracer *t, struct tracee *tc)
 {
+	stack_base_line(t, tc);
 	if (tc->ring_parent) {
 		int err = inline_fork_child(t, tc->ring_parent, tc->proc,
 					    tc->tid);
@@ -249,6 +272,14 @@ on_exec(struct tracer *t, struct tracee *tc)
 	bool initial = !p->setup_done && !p->profiling && !t->started;
 	if (!initial) {
 		end_profile(t, p);
+		if (!t->opt->trace_children && t->opt->pages_as_heap) {
+			/* Valgrind stops following a program at its exec, but
+			   our seccomp filter cannot be removed: its calls would
+			   fail untraced. Followed, never profiled. */
+			p->detaching = true;
+			resume(tc, 0);
+			return;
+		}
 		if (!t->opt->trace_children) {
 			/* Valgrind stops following a program at its exec. */
 			ptrace(PTRACE_DETACH, tc->tid, NULL, NULL);
@@ -272,11 +303,15 @@ on_exec(struct tracer *t, struct tracee *tc)
 	p->insn_base = 0;
 	if (t->opt->time_unit == HT_TIME_I)
 		p->insn_base = -(int64_t)perfcount_process(t, p);
-	int err = loader_setup_exec(t, p, tc->tid);
+	int err = allocator_probed(t->opt)
+		? loader_setup_exec(t, p, tc->tid) : 0;
 	if (err)
 		ht_warn("process %d: cannot plant probes: %s", (int)p->pid,
 			ht_strerror(err));
 	start_profile(t, p, initial ? 0 : p->pid);
+	if (t->opt->pages_as_heap)
+		pagecalls_startup(t, p, tc->tid);
+	stack_base_line(t, tc);
 	resume(tc, 0);
 }
 
@@ -342,6 +377,9 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 		inline_vfork_done(tc);
 		resume(tc, 0);
 		return;
+	case PTRACE_EVENT_SECCOMP:
+		pagecalls_on_seccomp(t, tc); /* resumes it */
+		return;
 	case PTRACE_EVENT_STOP:
 		if (tc->first_stop_pending) {
 			tc->first_stop_pending = false;
@@ -356,6 +394,12 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 		}
 		return;
 	case 0:
+		if (sig == (SIGTRAP | 0x80)) {
+			/* a syscall exit stop: only page calls ask for one */
+			if (!pagecalls_on_syscall_exit(t, tc))
+				resume(tc, 0);
+			return;
+		}
 		if (sig == SIGTRAP && on_trap(t, tc))
 			return;
 		if (sig == SIGSEGV || sig == SIGILL || sig == SIGBUS) {
@@ -410,63 +454,6 @@ any_inline(struct tracer *t)
 	return false;
 }
 
-/* ---- Start ---- */
-
-static void
-child_exec(char *const argv[], int sync_fd, int err_fd)
-{
-	char c;
-	if (read(sync_fd, &c, 1) != 1)
-		_exit(127);
-	execvp(argv[0], argv);
-	int e = errno;
-	ssize_t w = write(err_fd, &e, sizeof(e));
-	(void)w;
-	_exit(127);
-}
-
-static int
-spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
-      size_t errlen)
-{
-	int sync[2], errp[2];
-	if (pipe2(sync, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -errno;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		return -errno;
-	}
-	if (pid == 0) {
-		close(sync[1]);
-		close(errp[0]);
-		child_exec(argv, sync[0], errp[1]);
-	}
-	close(sync[0]);
-	close(errp[1]);
-	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)TRACE_OPTIONS) < 0) {
-		int e = errno;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		snprintf(err, errlen, "cannot trace the program: %s%s",
-			 strerror(e),
-			 e == EPERM ? " (is ptrace forbidden here?)" : "");
-		close(sync[1]);
-		close(errp[0]);
-		return -e;
-	}
-	t->target = pid;
-	struct tproc *p = proc_new(t, pid);
-	tracee_add(t, pid, p);
-	ssize_t w = write(sync[1], "x", 1);
-	(void)w;
-	close(sync[1]);
-	*err_fd = errp[0];
-	return 0;
-}
-
 static void
 tracer_fini(struct tracer *t)
 {
@@ -475,6 +462,7 @@ tracer_fini(struct tracer *t)
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		alloc_pending_clear(tc);
+		pagecalls_clear(tc);
 		free(tc->pending);
 		free(tc);
 	}
@@ -509,7 +497,7 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	   dying of them would kill it (EXITKILL). */
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	int err_fd = -1;
-	rc = spawn(&t, argv, &err_fd, err, errlen);
+	rc = launch_spawn(&t, argv, &err_fd, err, errlen);
 	if (rc) {
 		tracer_fini(&t);
 		return rc;
@@ -567,15 +555,7 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 
-	int exec_errno = 0;
-	ssize_t n = read(err_fd, &exec_errno, sizeof(exec_errno));
-	close(err_fd);
 	*res = t.result;
 	tracer_fini(&t);
-	if (n == (ssize_t)sizeof(exec_errno)) {
-		snprintf(err, errlen, "cannot run '%s': %s", argv[0],
-			 strerror(exec_errno));
-		return -exec_errno;
-	}
-	return 0;
+	return launch_result(err_fd, argv, err, errlen);
 }

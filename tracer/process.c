@@ -122,6 +122,7 @@ tracee_remove(struct tracer *t, struct tracee *tc)
 	if (tc->proc)
 		tc->proc->n_threads--;
 	alloc_pending_clear(tc);
+	pagecalls_clear(tc);
 	free(tc->pending);
 	free(tc);
 }

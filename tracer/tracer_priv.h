@@ -83,6 +83,25 @@ struct tproc {
 	int64_t insn_base;        /* instructions counted outside live threads'
 				     counters (exited threads, the parent before
 				     a fork, minus the count before an exec) */
+	uint64_t brk;             /* --pages-as-heap: the program break as
+				     last seen (start_brk after exec) */
+};
+
+/* A page-level system call stopped at its entry (--pages-as-heap=yes),
+   waiting for its exit stop to be reported with its result. */
+struct page_call {
+	long nr;                  /* __NR_mmap ... (x32 bit cleared) */
+	uint64_t args[6];
+	uint64_t shm_size;        /* shmdt: the size of the segment at args[0] */
+	uint64_t *pcs;            /* stack unwound at the entry (owned) */
+	unsigned npcs;
+	uint64_t sp;              /* the stack pointer at the call */
+};
+
+/* Where a thread's stack ends (--stacks=yes), cached from its mapping. */
+struct stack_bounds {
+	uint64_t lo, hi;          /* the mapping that held its stack pointer */
+	uint64_t last;            /* the last size reported, + 1 (0: none) */
 };
 
 /* One traced thread. */
@@ -104,6 +123,8 @@ struct tracee {
 	int freeres_next;
 	struct pending_call *pending;
 	size_t n_pending, cap_pending;
+	struct page_call *page_call; /* at a page call's entry, or NULL */
+	struct stack_bounds stack;
 };
 
 /* Wait statuses the event loop is still to handle (waitq.c). */
@@ -130,6 +151,44 @@ struct tracer {
 	unsigned max_pcs;
 	uint64_t *pcs_scratch;
 };
+
+/* ---- launch.c: starting the target ---- */
+/* What failed in the child before the program ran. */
+enum launch_stage { LAUNCH_EXEC, LAUNCH_SECCOMP };
+/* Fork the target for ARGV, seize it, and let it exec (after installing
+   the seccomp filter with --pages-as-heap=yes); *ERR_FD is to be given to
+   launch_result. 0, or -errno with a one-line reason in ERR. */
+int launch_spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
+		 size_t errlen);
+/* Once the target is gone: 0 when it ran, or -errno with a one-line
+   reason in ERR when its exec (or its filter) failed. Closes ERR_FD. */
+int launch_result(int err_fd, char *const argv[], char *err, size_t errlen);
+
+/* ---- seccomp.c: the filter of --pages-as-heap=yes ---- */
+/* Install in the calling process the filter that stops it at mmap,
+   munmap, mremap, brk, shmat and shmdt (no_new_privs set only when the
+   kernel requires it). 0 or -errno. */
+int seccomp_install_page_filter(void);
+
+/* ---- pagecalls.c: page-level calls (--pages-as-heap=yes) ---- */
+/* TC is at a PTRACE_EVENT_SECCOMP stop: remember the call and its stack,
+   and resume TC to its exit stop (or on, when not profiled). */
+void pagecalls_on_seccomp(struct tracer *t, struct tracee *tc);
+/* TC is at a syscall stop (SIGTRAP | 0x80): report the call begun at its
+   seccomp stop if it succeeded, and resume TC. False when no call was
+   pending (not ours). */
+bool pagecalls_on_syscall_exit(struct tracer *t, struct tracee *tc);
+/* P was just exec'd (TID at its exec stop): report the mappings the
+   kernel made (executable, ld.so, initial stack) and read the break. */
+void pagecalls_startup(struct tracer *t, struct tproc *p, pid_t tid);
+/* Drop TC's call waiting for its exit, if any. */
+void pagecalls_clear(struct tracee *tc);
+
+/* ---- stacksample.c: stack sizes (--stacks=yes) ---- */
+/* Report TC's stack size with stack pointer SP (an HT_EV_STACK event)
+   when it changed since its last report; before TC's event at TIME. */
+void stacksample_report(struct tracer *t, struct tracee *tc, uint64_t sp,
+		   uint64_t time);
 
 /* ---- maps.c: the target's mappings ---- */
 /* One line of /proc/PID/maps. PATH is "" for an anonymous mapping, and is

@@ -605,6 +605,152 @@ test_begin_clone(void)
 	fixture_fini(&fx);
 }
 
+/* ---- --pages-as-heap and --stacks=yes ---- */
+
+#define PG 4096ULL
+
+/* A page-level call made from SITE in main (frame 0, the syscall
+   wrapper's, is PC_F and stays in the path). */
+static void
+feed_page(struct fixture *fx, enum ht_event_kind kind, uint64_t addr,
+	  uint64_t size, uint64_t old_addr, uint64_t old_size, uint64_t site)
+{
+	uint64_t pcs[] = { PC_F, site, PC_LIBC_START };
+	struct ht_event ev = {
+		.kind = kind, .addr = addr, .size = size,
+		.old_addr = old_addr, .old_size = old_size,
+		.tid = 1, .pcs = pcs, .npcs = 3,
+	};
+	snap_engine_feed(fx->eng, &ev);
+}
+
+static void
+feed_stack(struct fixture *fx, uint32_t tid, enum ht_event_kind kind,
+	   uint64_t size)
+{
+	struct ht_event ev = { .kind = kind, .tid = tid, .size = size };
+	snap_engine_feed(fx->eng, &ev);
+}
+
+/* Without --massif-compat a page mapped again changes owner (the replaced
+   page counts as freed and the new one as allocated) and an unmap is one
+   deallocation: one peak check, one snapshot with all of it gone. */
+static void
+test_pages_exact(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--pages-as-heap=yes", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	feed_page(&fx, HT_EV_MMAP, 0x10000, 3 * PG, 0, 0, PC_MAIN_A);
+	feed_page(&fx, HT_EV_MMAP, 0x12000, 2 * PG, 0, 0, PC_MAIN_B);
+	feed_page(&fx, HT_EV_MUNMAP, 0x10000, 4 * PG, 0, 0, PC_MAIN_C);
+	uint64_t t[] = { 0, 3 * PG, 6 * PG, 6 * PG, 10 * PG };
+	uint64_t h[] = { 0, 3 * PG, 4 * PG, 4 * PG, 0 };
+	check_series(&fx, "pages exact", "EEEPE", t, h);
+	const struct snap_snapshot *peak = snap_engine_snapshot(fx.eng, 3);
+	CHECK(peak->n_tree >= 2 && peak->tree[0].n_children == 1 &&
+	      peak->tree[1].pc == PC_F,
+	      "pages exact: frame 0 (the wrapper) must head the tree");
+	fixture_fini(&fx);
+}
+
+/* Exact brk: the pages under the break, whatever its alignment. */
+static void
+test_brk_exact(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--pages-as-heap=yes", NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	feed_page(&fx, HT_EV_BRK, 0x50064, 0, 0x50000, 0, PC_MAIN_A);
+	feed_page(&fx, HT_EV_BRK, 0x513EC, 0, 0x50064, 0, PC_MAIN_A);
+	feed_page(&fx, HT_EV_BRK, 0x513F0, 0, 0x513EC, 0, PC_MAIN_A);
+	feed_page(&fx, HT_EV_BRK, 0x50032, 0, 0x513F0, 0, PC_MAIN_B);
+	feed_page(&fx, HT_EV_MUNMAP, 0x51000, PG, 0, 0, PC_MAIN_C);
+	uint64_t t[] = { 0, PG, 2 * PG, 2 * PG, 3 * PG };
+	uint64_t h[] = { 0, PG, 2 * PG, 2 * PG, PG };
+	check_series(&fx, "brk exact", "EEEPE", t, h);
+	fixture_fini(&fx);
+}
+
+/* mremap moving and growing: exact is one unmap and one map; Massif
+   removes the old pages (snapshot after the first), records as many at the
+   new place, then the extension. */
+static void
+test_mremap_move(bool compat)
+{
+	struct fixture fx;
+	const char *opts[] = { "--pages-as-heap=yes",
+			       compat ? "--massif-compat=yes" : NULL, NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	feed_page(&fx, HT_EV_MMAP, 0x10000, 2 * PG, 0, 0, PC_MAIN_A);
+	feed_page(&fx, HT_EV_MREMAP, 0x20000, 3 * PG, 0x10000, 2 * PG,
+		  PC_MAIN_B);
+	if (compat) {
+		uint64_t t[] = { 0, 2 * PG, 2 * PG, 3 * PG, 6 * PG, 7 * PG };
+		uint64_t h[] = { 0, 2 * PG, 2 * PG, PG, 2 * PG, 3 * PG };
+		check_series(&fx, "mremap compat", "EEPEEE", t, h);
+	} else {
+		uint64_t t[] = { 0, 2 * PG, 2 * PG, 4 * PG, 7 * PG };
+		uint64_t h[] = { 0, 2 * PG, 2 * PG, 0, 3 * PG };
+		check_series(&fx, "mremap exact", "EEPEE", t, h);
+	}
+	fixture_fini(&fx);
+}
+
+/* Massif's double count: MAP_FIXED over a mapped page adds a second
+   record; an unmap takes the newest off and snapshots after the first
+   page only. */
+static void
+test_pages_double_count(void)
+{
+	struct fixture fx;
+	const char *opts[] = { "--pages-as-heap=yes", "--massif-compat=yes",
+			       NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	feed_page(&fx, HT_EV_MMAP, 0x10000, 2 * PG, 0, 0, PC_MAIN_A);
+	feed_page(&fx, HT_EV_MMAP, 0x10000, PG, 0, 0, PC_MAIN_B);
+	feed_page(&fx, HT_EV_MUNMAP, 0x10000, 2 * PG, 0, 0, PC_MAIN_C);
+	feed_page(&fx, HT_EV_MUNMAP, 0x10000, PG, 0, 0, PC_MAIN_C);
+	uint64_t t[] = { 0, 2 * PG, 3 * PG, 3 * PG, 4 * PG, 6 * PG };
+	uint64_t h[] = { 0, 2 * PG, 3 * PG, 3 * PG, 2 * PG, 0 };
+	check_series(&fx, "double count", "EEEPEE", t, h);
+	fixture_fini(&fx);
+}
+
+/* Stack samples: growth and shrink by Massif's rules, per thread from its
+   first sample, released at thread exit; --heap=no keeps the peak as a
+   peak (culling spares it) without a tree. */
+static void
+test_stacks(bool heap)
+{
+	struct fixture fx;
+	const char *opts[] = { "--stacks=yes", heap ? NULL : "--heap=no",
+			       NULL };
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	feed_stack(&fx, 1, HT_EV_STACK, 1000);
+	feed_stack(&fx, 1, HT_EV_STACK, 1500);
+	feed_stack(&fx, 2, HT_EV_STACK, 200);
+	feed_stack(&fx, 2, HT_EV_STACK, 600);
+	feed_stack(&fx, 1, HT_EV_STACK, 1200);
+	feed_stack(&fx, 2, HT_EV_THREAD_EXIT, 0);
+	uint64_t t[] = { 0, 500, 900, 900, 1200, 1600 };
+	check_series(&fx, heap ? "stacks" : "stacks heap=no", "EEEPEE", t,
+		     NULL);
+	uint64_t st[] = { 0, 500, 900, 900, 600, 200 };
+	for (size_t i = 0; i < 6 && i < snap_engine_count(fx.eng); i++) {
+		const struct snap_snapshot *s = snap_engine_snapshot(fx.eng, i);
+		CHECK(s->stacks == st[i] && s->heap == 0,
+		      "stacks: snapshot %zu stacks %llu, want %llu", i,
+		      (unsigned long long)s->stacks,
+		      (unsigned long long)st[i]);
+		if (i == 3)
+			CHECK(heap == (s->tree != NULL),
+			      "stacks: the peak's tree with --heap=%s",
+			      heap ? "yes" : "no");
+	}
+	fixture_fini(&fx);
+}
+
 int
 main(void)
 {
@@ -626,6 +772,13 @@ main(void)
 	test_begin_thread_exit();
 	test_begin_nested_and_unknown();
 	test_begin_clone();
+	test_pages_exact();
+	test_brk_exact();
+	test_mremap_move(false);
+	test_mremap_move(true);
+	test_pages_double_count();
+	test_stacks(true);
+	test_stacks(false);
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

@@ -32,6 +32,10 @@ enum args {
 	A_ADDR_ALIGN_SIZE, /* memalign ADDR ALIGN SIZE */
 	A_NEW_OLD_SIZE,    /* realloc NEWADDR OLDADDR SIZE */
 	A_ADDR,            /* free ADDR */
+	A_MREMAP,          /* mremap OLD OLDSIZE NEW NEWSIZE */
+	A_OLD_NEW,         /* brk OLD NEW */
+	A_TID_SIZE,        /* stackbytes TID SIZE */
+	A_TID,             /* thread_exit TID */
 };
 
 struct event_kind {
@@ -58,6 +62,13 @@ static const struct event_kind event_kinds[] = {
 	{ "free", HT_EV_FREE, HT_FN_FREE, A_ADDR, 0 },
 	{ "delete", HT_EV_FREE, HT_FN_DELETE, A_ADDR, 0 },
 	{ "delete[]", HT_EV_FREE, HT_FN_DELETE_ARRAY, A_ADDR, 0 },
+	/* Page-level calls (--pages-as-heap) and stack samples (--stacks). */
+	{ "mmap", HT_EV_MMAP, HT_FN_MALLOC, A_ADDR_SIZE, 0 },
+	{ "munmap", HT_EV_MUNMAP, HT_FN_MALLOC, A_ADDR_SIZE, 0 },
+	{ "mremap", HT_EV_MREMAP, HT_FN_MALLOC, A_MREMAP, 0 },
+	{ "brk", HT_EV_BRK, HT_FN_MALLOC, A_OLD_NEW, 0 },
+	{ "stackbytes", HT_EV_STACK, HT_FN_MALLOC, A_TID_SIZE, 0 },
+	{ "thread_exit", HT_EV_THREAD_EXIT, HT_FN_MALLOC, A_TID, 0 },
 };
 
 enum op {
@@ -67,6 +78,7 @@ enum op {
 	OP_TIME,
 	OP_REPEAT,
 	OP_END,
+	OP_START,
 	OP_EVENT,
 };
 
@@ -324,6 +336,7 @@ static const struct keyword {
 	{ "time", OP_TIME, 1, 1, "time T" },
 	{ "repeat", OP_REPEAT, 2, 2, "repeat COUNT VARIABLE" },
 	{ "end", OP_END, 0, 0, "end" },
+	{ "start", OP_START, 0, 0, "start" },
 };
 
 /* Set S's kind from its keyword, checking the number of words. */
@@ -529,10 +542,11 @@ do_event(struct script *sc, const struct stmt *s)
 	static const size_t n_args[] = {
 		[A_ADDR_SIZE] = 2, [A_ADDR_NMEMB_SIZE] = 3,
 		[A_ADDR_ALIGN_SIZE] = 3, [A_NEW_OLD_SIZE] = 3, [A_ADDR] = 1,
+		[A_MREMAP] = 4, [A_OLD_NEW] = 2, [A_TID_SIZE] = 2, [A_TID] = 1,
 	};
 	const struct event_kind *k = s->ev;
 	size_t na = n_args[k->args];
-	uint64_t v[3];
+	uint64_t v[4];
 	struct ht_event ev = {
 		.kind = k->kind,
 		.fn = k->fn,
@@ -564,6 +578,23 @@ do_event(struct script *sc, const struct stmt *s)
 		ev.size = v[2];
 		break;
 	case A_ADDR:
+		break;
+	case A_MREMAP:
+		ev.old_addr = v[0];
+		ev.old_size = v[1];
+		ev.addr = v[2];
+		ev.size = v[3];
+		break;
+	case A_OLD_NEW:
+		ev.old_addr = v[0];
+		ev.addr = v[1];
+		break;
+	case A_TID_SIZE:
+		ev.tid = (uint32_t)v[0];
+		ev.size = v[1];
+		break;
+	case A_TID:
+		ev.tid = (uint32_t)v[0];
 		break;
 	}
 	ev.npcs = (uint32_t)build_stack(sc, s, s->tok + na, s->n_tok - na);
@@ -622,6 +653,9 @@ run(struct script *sc, size_t from, size_t to)
 			break;
 		case OP_END:
 			break;
+		case OP_START:
+			snap_engine_start(sc->eng, sc->clock);
+			break;
 		case OP_EVENT:
 			do_event(sc, s);
 			break;
@@ -651,6 +685,15 @@ script_fini(struct script *sc)
 	free(sc->stacks);
 	free(sc->vars);
 	free(sc->pcs);
+}
+
+static bool
+has_start(const struct script *sc)
+{
+	for (size_t i = 0; i < sc->n_stmts; i++)
+		if (sc->stmts[i].op == OP_START)
+			return true;
+	return false;
 }
 
 static int
@@ -701,7 +744,10 @@ main(int argc, char **argv)
 							SNAP_EXTRA_VALGRIND :
 							SNAP_EXTRA_GLIBC,
 						&opt));
-	snap_engine_start(sc.eng, 0);
+	/* The start-up snapshot comes where a "start" line says (after the
+	   start-up mappings of --pages-as-heap), else before everything. */
+	if (!has_start(&sc))
+		snap_engine_start(sc.eng, 0);
 	run(&sc, 0, sc.n_stmts);
 	if (!sc.cmd)
 		fail(NULL, "%s: no 'cmd' line", argv[argc - 2]);

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* --pages-as-heap: the program's page-level calls (mmap, munmap, mremap,
+   brk) turned into page records, each page a block of 4096 useful bytes
+   (massif-semantics.md §6).
+
+   With --massif-compat=yes the rules are Massif 3.19's to the letter,
+   quirks included: a range is recorded page by page with a snapshot
+   attempt after the last page only, and removed with a peak check and a
+   snapshot attempt around its first page only; a page recorded twice (a
+   MAP_FIXED over mapped pages, brk's pagedown(a) quirk) is counted twice.
+   Without it the accounting is exact, and every deviation is marked
+   "Exact:" below. Either way a range costs O(1) counter and tree updates
+   plus the page table's run edits, never one step per page. */
+#include "snap_priv.h"
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE ((uint64_t)1 << PAGE_SHIFT)
+
+/* Bytes rounded up to whole pages, as the kernel takes a length. */
+static uint64_t
+pages_in(uint64_t len)
+{
+	return (len + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
+static uint64_t
+page_of(uint64_t a)
+{
+	return a >> PAGE_SHIFT;
+}
+
+/* page_table_fn: pages leaving the table take their bytes out of the
+   counters and of their owner's tree entry (ignored owners count
+   nowhere). */
+static void
+pages_gone(void *ctx, uint64_t first, uint64_t n, uint32_t leaf)
+{
+	(void)first;
+	if (leaf)
+		engine_account_pages(ctx, leaf, -(int64_t)(n * PAGE_SIZE));
+}
+
+/* Record N pages from FIRST for LEAF: Massif records every page (known or
+   not) as a new block and attempts a snapshot after the last one, which
+   for the counters is one step. An ignored stack records its pages (their
+   removal must find them) without counting or snapshotting. */
+static void
+record_compat(struct snap_engine *eng, uint64_t first, uint64_t n,
+	      uint32_t leaf)
+{
+	if (!n)
+		return;
+	page_table_push(&eng->pages, first, n, leaf);
+	if (!leaf)
+		return;
+	engine_account_pages(eng, leaf, (int64_t)(n * PAGE_SIZE));
+	engine_attempt_normal(eng);
+}
+
+/* Remove N pages from FIRST as Massif does: the first page with a peak
+   check before it and a snapshot attempt after it, when it is recorded
+   and counted; the others silently. Unknown pages are skipped. */
+static void
+remove_compat(struct snap_engine *eng, uint64_t first, uint64_t n)
+{
+	if (!n)
+		return;
+	uint32_t leaf = 0;
+	bool counted = page_table_top(&eng->pages, first, &leaf) && leaf;
+	if (counted)
+		engine_attempt_peak(eng);
+	page_table_pop(&eng->pages, first, 1, pages_gone, eng);
+	if (counted)
+		engine_attempt_normal(eng);
+	page_table_pop(&eng->pages, first + 1, n - 1, pages_gone, eng);
+}
+
+/* Exact: a page mapped again changes owner instead of being counted
+   twice (the kernel replaced it); the replaced pages count as freed and
+   the new ones as allocated, in B-time too, and one snapshot attempt
+   follows the whole call. */
+static void
+record_exact(struct snap_engine *eng, uint64_t first, uint64_t n,
+	     uint32_t leaf)
+{
+	if (!n)
+		return;
+	uint64_t replaced = page_table_count_owned(&eng->pages, first, n);
+	page_table_replace(&eng->pages, first, n, leaf, pages_gone, eng);
+	if (leaf)
+		engine_account_pages(eng, leaf, (int64_t)(n * PAGE_SIZE));
+	if (leaf || replaced)
+		engine_attempt_normal(eng);
+}
+
+/* Exact: an unmap is one deallocation of all its counted pages: one peak
+   check before, one snapshot attempt after, instead of Massif's snapshot
+   after the first page that shows only 4096 bytes gone. */
+static void
+remove_exact(struct snap_engine *eng, uint64_t first, uint64_t n)
+{
+	if (!n)
+		return;
+	bool counted = page_table_count_owned(&eng->pages, first, n) != 0;
+	if (counted)
+		engine_attempt_peak(eng);
+	page_table_pop(&eng->pages, first, n, pages_gone, eng);
+	if (counted)
+		engine_attempt_normal(eng);
+}
+
+static void
+record(struct snap_engine *eng, uint64_t first, uint64_t n, uint32_t leaf)
+{
+	if (eng->opt->massif_compat)
+		record_compat(eng, first, n, leaf);
+	else
+		record_exact(eng, first, n, leaf);
+}
+
+static void
+unrecord(struct snap_engine *eng, uint64_t first, uint64_t n)
+{
+	if (eng->opt->massif_compat)
+		remove_compat(eng, first, n);
+	else
+		remove_exact(eng, first, n);
+}
+
+static uint32_t
+leaf_of(struct snap_engine *eng, const struct ht_event *ev)
+{
+	return stack_filter_leaf_whole(&eng->filter, &eng->tree, ev->pcs,
+				       ev->npcs);
+}
+
+/* mremap (§6): shrinking removes the tail; growing in place records the
+   extension; a move is Valgrind's copy (remove the old pages, record as
+   many at the new place, under the mremap's stack), then the extension,
+   then the removal of the old range again (a no-op unless the move also
+   shrank). Lengths are whole pages, as the kernel rounds them. */
+static void
+do_mremap(struct snap_engine *eng, const struct ht_event *ev)
+{
+	uint64_t from = page_of(ev->old_addr), to = page_of(ev->addr);
+	uint64_t old_n = pages_in(ev->old_size), new_n = pages_in(ev->size);
+	uint64_t common = old_n < new_n ? old_n : new_n;
+
+	if (from == to) {
+		if (new_n < old_n)
+			unrecord(eng, from + new_n, old_n - new_n);
+		else if (new_n > old_n)
+			record(eng, from + old_n, new_n - old_n,
+			       leaf_of(eng, ev));
+		return;
+	}
+	uint32_t leaf = leaf_of(eng, ev);
+	if (!eng->opt->massif_compat) {
+		/* Exact: the old mapping goes, the new one comes; no step
+		   in between shows a half-copied mapping. */
+		unrecord(eng, from, old_n);
+		record(eng, to, new_n, leaf);
+		return;
+	}
+	unrecord(eng, from, common);
+	record(eng, to, common, leaf);
+	if (new_n > old_n)
+		record(eng, to + old_n, new_n - old_n, leaf);
+	unrecord(eng, from, old_n);
+}
+
+/* brk moved from A to B. Massif (ms_new_mem_brk, ms_die_mem_brk) acts
+   only when the page of the old last byte differs from the page of the
+   new one, and then records or removes page(hi - 1) - page(lo - 1) bytes
+   from pagedown(lo), lo and hi being the lower and higher break. For an
+   unaligned lo that range starts at the page already counted, so growth
+   re-records it (double counting) and the last new page is missed, and a
+   shrink removes the still-used page and leaves the freed last one.
+   Exact: the pages wholly or partly below the break are counted, so
+   growth records [pageup(A), pageup(B)) and a shrink removes
+   [pageup(B), pageup(A)). */
+static void
+do_brk(struct snap_engine *eng, const struct ht_event *ev)
+{
+	uint64_t a = ev->old_addr, b = ev->addr;
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+	uint64_t first, n;
+
+	if (a == b)
+		return;
+	if (eng->opt->massif_compat) {
+		if (page_of(lo - 1) == page_of(hi - 1))
+			return;
+		first = page_of(lo);
+		n = page_of(hi - 1) - page_of(lo - 1);
+	} else {
+		first = pages_in(lo);
+		n = pages_in(hi) - first;
+	}
+	if (b > a)
+		record(eng, first, n, leaf_of(eng, ev));
+	else
+		unrecord(eng, first, n);
+}
+
+void
+pages_feed(struct snap_engine *eng, const struct ht_event *ev)
+{
+	switch (ev->kind) {
+	case HT_EV_MMAP:
+		record(eng, page_of(ev->addr), pages_in(ev->size),
+		       leaf_of(eng, ev));
+		break;
+	case HT_EV_MUNMAP:
+		unrecord(eng, page_of(ev->addr), pages_in(ev->size));
+		break;
+	case HT_EV_MREMAP:
+		do_mremap(eng, ev);
+		break;
+	case HT_EV_BRK:
+		do_brk(eng, ev);
+		break;
+	default:
+		break;
+	}
+}

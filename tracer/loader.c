@@ -226,7 +226,10 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 	uint64_t lo, hi;
 	object_extent(tid, path, &lo, &hi);
 	bool own_operators = false;
-	for (size_t i = 0; i < N_ALLOC_SYMBOLS; i++) {
+	/* Page calls only: no allocator is probed, but the exit-time frees
+	   below still end the profile, as Valgrind runs them in every mode. */
+	size_t n_symbols = t->opt->pages_as_heap ? 0 : N_ALLOC_SYMBOLS;
+	for (size_t i = 0; i < n_symbols; i++) {
 		const struct alloc_symbol *s = &alloc_symbols[i];
 		struct elf_symbol sym;
 		if (p->bound[i] || elf_object_find(obj, s->name, &sym) ||

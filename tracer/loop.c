@@ -303,7 +303,10 @@ on_exec(struct tracer *t, struct tracee *tc)
 	p->insn_base = 0;
 	if (t->opt->time_unit == HT_TIME_I)
 		p->insn_base = -(int64_t)perfcount_process(t, p);
-	int err = allocator_probed(t->opt)
+	/* With pages only, the loader still finds _exit for the exit-time
+	   frees of --massif-compat=yes. */
+	bool exit_hooked = t->opt->pages_as_heap && t->opt->massif_compat;
+	int err = allocator_probed(t->opt) || exit_hooked
 		? loader_setup_exec(t, p, tc->tid) : 0;
 	if (err)
 		ht_warn("process %d: cannot plant probes: %s", (int)p->pid,

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/err.h"
 #include "common/options.h"
 #include "profile.h"
+#include "snapshot_cmd.h"
 #include "tracer/tracer.h"
 
 #define EXIT_USAGE 2
@@ -30,6 +32,7 @@ static int
 cmd_help(void)
 {
 	ht_options_usage(stdout);
+	snapshot_cmd_usage(stdout);
 	return stdout_finish();
 }
 
@@ -95,12 +98,55 @@ cmd_run(struct ht_cmdline *cl)
 	return res.exit_status;
 }
 
-static int
-cmd_attach(const struct ht_cmdline *cl)
+/* Attaching uses the ptrace backend: the inline stub, ring and patches
+   cannot be taken out of a running process safely yet (the tracer says
+   so when --backend=auto). False (with one line) when --backend=inline
+   was asked for. */
+static bool
+attach_backend_ok(const struct ht_options *opt)
 {
-	(void)cl;
-	ht_error("attach: not implemented yet");
-	return EXIT_USAGE;
+	if (opt->pages_as_heap || (!opt->heap && !opt->stacks))
+		return true; /* no allocator probed: nothing to choose */
+	if (opt->backend != HT_BACKEND_INLINE)
+		return true;
+	ht_error("attach: --backend=inline is not available with attach (its "
+		 "stub cannot be removed safely from a running process yet); "
+		 "use --backend=ptrace");
+	return false;
+}
+
+static int
+cmd_attach(struct ht_cmdline *cl)
+{
+	char err[512];
+	if (tracer_attach_check((pid_t)cl->pid, err, sizeof(err))) {
+		ht_error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (!attach_backend_ok(&cl->opt))
+		return EXIT_USAGE;
+	/* Said after the session, so that a refused attach is one line. */
+	bool no_counter = cl->opt.time_unit == HT_TIME_I &&
+			  !tracer_instructions_available();
+	if (no_counter)
+		cl->opt.time_unit = HT_TIME_MS;
+	/* the profile's cmd: line comes from /proc/PID/cmdline */
+	static char *const no_argv[] = { NULL };
+	struct profiler *prof = profiler_new(&cl->opt, no_argv);
+	struct tracer_sink sink = profiler_sink(prof);
+	struct tracer_result res = { 0 };
+	int rc = tracer_attach(&cl->opt, (pid_t)cl->pid, &sink, &res, err,
+			       sizeof(err));
+	int failures = profiler_write_failures(prof);
+	profiler_free(prof);
+	if (rc) {
+		ht_error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (no_counter)
+		ht_warn("no hardware instruction counter on this machine; "
+			"--time-unit=i was recorded as ms");
+	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int
@@ -129,6 +175,10 @@ main(int argc, char **argv)
 	char err[512];
 	int status;
 
+	/* `snapshot` takes no profiling options: it only signals the
+	   heaptrace already profiling PID. */
+	if (argc >= 2 && strcmp(argv[1], "snapshot") == 0)
+		return snapshot_cmd(argc - 1, argv + 1);
 	if (ht_cmdline_parse(&cl, argc, argv, err, sizeof(err))) {
 		ht_error("%s", err);
 		status = EXIT_USAGE;

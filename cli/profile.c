@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/err.h"
 #include "common/u64map.h"
 #include "common/xalloc.h"
 #include "output/output.h"
+#include "snapshot_ack.h"
 #include "snapshot/extra.h"
 #include "snapshot/snapshot.h"
 #include "symbols/session.h"
@@ -32,6 +34,7 @@ struct profile {
 	bool is_static;    /* statically linked: see loader_allocation() */
 	char **argv;       /* the cmd: line */
 	size_t argc;
+	unsigned n_on_demand; /* snapshots written on demand (SIGUSR1) */
 };
 
 struct profiler {
@@ -327,18 +330,24 @@ print_stats(const struct profile *pr)
 		 (unsigned long long)us.rules, (unsigned long long)us.complex);
 }
 
-static void
-write_profile(struct profiler *prof, struct profile *pr, const char *backend)
+/* PR's profile file name (malloc'd), or NULL after an error message. */
+static char *
+profile_path(struct profiler *prof, const struct profile *pr)
 {
 	char cwd[PATH_MAX], err[256], *path = NULL;
 	const char *dir = getcwd(cwd, sizeof(cwd)) ? cwd : NULL;
 	if (out_filename_expand(prof->opt->out_file, pr->pid, dir, &path, err,
 				sizeof(err))) {
 		ht_error("%s", err);
-		prof->write_failures++;
-		return;
+		return NULL;
 	}
-	struct out_header h = {
+	return path;
+}
+
+static struct out_header
+profile_header(const struct profiler *prof, const struct profile *pr)
+{
+	return (struct out_header){
 		.desc_args = prof->opt->desc_args,
 		.n_desc_args = prof->opt->n_desc_args,
 		.cmd_argv = pr->argv,
@@ -347,6 +356,17 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 		.pages_as_heap = prof->opt->pages_as_heap,
 		.threshold = prof->opt->threshold,
 	};
+}
+
+static void
+write_profile(struct profiler *prof, struct profile *pr, const char *backend)
+{
+	char *path = profile_path(prof, pr);
+	if (!path) {
+		prof->write_failures++;
+		return;
+	}
+	struct out_header h = profile_header(prof, pr);
 	int rc = out_massif_write(path, &h, pr->eng, &pr->sym);
 	if (rc) {
 		ht_error("cannot write %s: %s", path, ht_strerror(rc));
@@ -359,6 +379,80 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 	free(path);
 }
 
+/* ---- Snapshots on demand ---- */
+
+/* The file of PR's on-demand snapshot number N: its profile's name with
+   ".snapshot-N" appended, so that it sorts beside the profile and never
+   replaces it. NULL, with *WHY set, when the profile goes to a device or
+   a pipe, beside which no file can be made. */
+static char *
+on_demand_path(struct profiler *prof, const struct profile *pr, unsigned n,
+	       const char **why)
+{
+	*why = "cannot name the file";
+	char *profile = profile_path(prof, pr);
+	if (!profile)
+		return NULL;
+	struct stat st;
+	char *path = NULL;
+	if (stat(profile, &st) == 0 && !S_ISREG(st.st_mode))
+		*why = "the profile does not go to a regular file";
+	else
+		path = ht_xasprintf("%s.snapshot-%u", profile, n);
+	free(profile);
+	return path;
+}
+
+/* Write PR's profile so far, plus a detailed snapshot at TIME, to its
+   next on-demand file, and acknowledge it for `heaptrace snapshot`. */
+static void
+on_snapshot(void *ctx, pid_t pid, uint64_t time)
+{
+	struct profiler *prof = ctx;
+	struct profile *pr = profile_get(prof, pid);
+	if (!pr)
+		return;
+	unsigned n = ++pr->n_on_demand;
+	const char *why;
+	char *path = on_demand_path(prof, pr, n, &why);
+	char *failure = NULL;
+	if (path) {
+		struct out_header h = profile_header(prof, pr);
+		struct snap_snapshot now;
+		snap_engine_peek(pr->eng, time > pr->t_start ?
+				 time - pr->t_start : 0, &now);
+		int rc = out_massif_write_now(path, &h, pr->eng, &now,
+					      &pr->sym);
+		snap_snapshot_fini(&now);
+		if (rc)
+			failure = ht_xasprintf("cannot write %s: %s", path,
+					       ht_strerror(rc));
+	} else {
+		failure = ht_xasprintf("snapshot of process %d not written: "
+				       "%s", (int)pid, why);
+	}
+	if (failure)
+		ht_error("%s", failure);
+	else if (!prof->opt->quiet)
+		ht_error("snapshot of process %d written to %s", (int)pid,
+			 path);
+	int rc = snapshot_ack_publish(pid, n, !failure,
+				      failure ? failure : path);
+	if (rc)
+		ht_debug("cannot acknowledge the snapshot of process %d: %s",
+			 (int)pid, ht_strerror(rc));
+	free(failure);
+	free(path);
+}
+
+/* The profile PR is over: its last acknowledgement goes with it. */
+static void
+on_demand_end(const struct profile *pr)
+{
+	if (pr->n_on_demand)
+		snapshot_ack_remove(pr->pid);
+}
+
 static void
 on_process_end(void *ctx, pid_t pid, const char *backend)
 {
@@ -367,6 +461,7 @@ on_process_end(void *ctx, pid_t pid, const char *backend)
 	if (!pr)
 		return;
 	write_profile(prof, pr, backend);
+	on_demand_end(pr);
 	u64map_remove(&prof->profiles, (uint64_t)pid, NULL);
 	profile_free(pr);
 }
@@ -391,6 +486,7 @@ profiler_free(struct profiler *prof)
 	while (u64map_next(&prof->profiles, &pos, &key, &val)) {
 		struct profile *pr = (struct profile *)(uintptr_t)val;
 		write_profile(prof, pr, "unfinished");
+		on_demand_end(pr);
 		profile_free(pr);
 	}
 	u64map_fini(&prof->profiles);
@@ -409,6 +505,7 @@ profiler_sink(struct profiler *prof)
 		.allocator = on_allocator,
 		.event = on_event,
 		.process_end = on_process_end,
+		.snapshot = on_snapshot,
 	};
 }
 

@@ -142,6 +142,10 @@ static const struct opt_spec specs[] = {
 	{ .name = "--ring-size", .kind = OPT_POW2, .off = FIELD(ring_size),
 	  .def = "8388608", .lo = 4096, .hi = 1073741824, .group = GROUP_OWN,
 	  .help = "bytes of the inline backend's event ring, a power of two" },
+	{ .name = "--duration", .kind = OPT_UINT, .off = FIELD(duration),
+	  .lo = 1, .hi = 31536000, .group = GROUP_OWN,
+	  .help = "attach: detach after this many seconds (default: at "
+		  "SIGINT, SIGTERM or the target's exit)" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
 	  .help = "print nothing but errors" },
@@ -505,6 +509,10 @@ run_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
 		return fail(err, errlen,
 			    "run: missing the program to run "
 			    "(heaptrace run [options] [--] PROG [ARGS...])");
+	if (cl->opt.duration)
+		return fail(err, errlen,
+			    "--duration applies to attach only (a run ends "
+			    "with its program)");
 	cl->prog_argv = argv + i;
 	cl->prog_argc = argc - i;
 	return 0;
@@ -639,6 +647,7 @@ ht_options_usage(FILE *out)
 {
 	fputs("usage: heaptrace run [options] [--] PROG [ARGS...]\n"
 	      "       heaptrace attach [options] PID\n"
+	      "       heaptrace snapshot PID\n"
 	      "       heaptrace --help | --version\n"
 	      "\n"
 	      "Profile the heap of a program as Valgrind's Massif does, "

@@ -53,6 +53,8 @@ struct ht_options {
 	unsigned ring_size;      /* --ring-size=8388608 */
 	bool quiet;              /* -q, --quiet */
 	bool verbose;            /* -v, --verbose */
+	unsigned duration;       /* --duration=SECONDS (attach only); 0:
+				    until interrupted or the target exits */
 
 	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
 	char **desc_args;

@@ -215,10 +215,11 @@ out_massif_fprint_snapshots(FILE *f, const struct out_header *h,
 	return rc ? rc : flush(f);
 }
 
-int
-out_massif_fprint(FILE *f, const struct out_header *h,
-		  const struct snap_engine *eng,
-		  const struct ht_symbolizer *sym)
+/* ENG's snapshots, then NOW (when not NULL) numbered after them. */
+static int
+engine_print(FILE *f, const struct out_header *h,
+	     const struct snap_engine *eng, const struct snap_snapshot *now,
+	     const struct ht_symbolizer *sym)
 {
 	size_t n = snap_engine_count(eng);
 	int rc = header_print(f, h);
@@ -226,12 +227,23 @@ out_massif_fprint(FILE *f, const struct out_header *h,
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = snapshot_print(f, h, i, snap_engine_snapshot(eng, i),
 				    sym);
+	if (!rc && now)
+		rc = snapshot_print(f, h, n, now, sym);
 	return rc ? rc : flush(f);
+}
+
+int
+out_massif_fprint(FILE *f, const struct out_header *h,
+		  const struct snap_engine *eng,
+		  const struct ht_symbolizer *sym)
+{
+	return engine_print(f, h, eng, NULL, sym);
 }
 
 struct engine_fill {
 	const struct out_header *h;
 	const struct snap_engine *eng;
+	const struct snap_snapshot *now;
 	const struct ht_symbolizer *sym;
 };
 
@@ -240,7 +252,7 @@ engine_fill(FILE *f, void *arg)
 {
 	const struct engine_fill *ef = arg;
 
-	return out_massif_fprint(f, ef->h, ef->eng, ef->sym);
+	return engine_print(f, ef->h, ef->eng, ef->now, ef->sym);
 }
 
 int
@@ -249,6 +261,17 @@ out_massif_write(const char *path, const struct out_header *h,
 		 const struct ht_symbolizer *sym)
 {
 	struct engine_fill ef = { .h = h, .eng = eng, .sym = sym };
+
+	return out_file_write(path, engine_fill, &ef);
+}
+
+int
+out_massif_write_now(const char *path, const struct out_header *h,
+		     const struct snap_engine *eng,
+		     const struct snap_snapshot *now,
+		     const struct ht_symbolizer *sym)
+{
+	struct engine_fill ef = { .h = h, .eng = eng, .now = now, .sym = sym };
 
 	return out_file_write(path, engine_fill, &ef);
 }

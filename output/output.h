@@ -43,6 +43,14 @@ int out_massif_write(const char *path, const struct out_header *h,
 		     const struct snap_engine *eng,
 		     const struct ht_symbolizer *sym);
 
+/* out_massif_write for a profile taken on demand while the process runs:
+   ENG's snapshots so far, then NOW (from snap_engine_peek) as the last
+   one. Neither is changed. Returns 0 or -errno. */
+int out_massif_write_now(const char *path, const struct out_header *h,
+			 const struct snap_engine *eng,
+			 const struct snap_snapshot *now,
+			 const struct ht_symbolizer *sym);
+
 /* Fills F with a file's contents for out_file_write; returns 0 or a
    negative error code, which out_file_write passes on. */
 typedef int (*out_fill_fn)(FILE *f, void *arg);

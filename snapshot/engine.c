@@ -124,8 +124,10 @@ now(const struct snap_engine *eng)
 	return eng->time_in_bytes ? eng->btime : eng->clock;
 }
 
-static void
-snapshot_take(struct snap_engine *eng, struct snap_snapshot *s,
+/* Fill S with ENG's state as a snapshot of KIND at TIME, ENG untouched
+   (snap_engine_peek shares it). Returns true when a tree was rendered. */
+static bool
+snapshot_fill(const struct snap_engine *eng, struct snap_snapshot *s,
 	      enum snap_kind kind, uint64_t time)
 {
 	s->kind = kind;
@@ -133,17 +135,29 @@ snapshot_take(struct snap_engine *eng, struct snap_snapshot *s,
 	s->heap = eng->heap;
 	s->extra = eng->extra;
 	s->stacks = eng->stacks;
+	s->tree = NULL;
+	s->n_tree = 0;
 	if (kind != SNAP_EMPTY && eng->opt->heap) {
 		s->heap = xtree_render(&eng->tree, eng->extra, eng->stacks,
 				       eng->opt->threshold, &s->tree,
 				       &s->n_tree);
-		eng->stats.detailed_taken++;
-	} else if (kind == SNAP_DETAILED) {
+		return true;
+	}
+	if (kind == SNAP_DETAILED) {
 		/* --heap=no keeps no tree, not even for the peak. */
 		s->kind = SNAP_EMPTY;
 	}
 	/* A --heap=no peak stays a peak without a tree (written as an empty
 	   one): culling must spare it, as Massif's does. */
+	return false;
+}
+
+static void
+snapshot_take(struct snap_engine *eng, struct snap_snapshot *s,
+	      enum snap_kind kind, uint64_t time)
+{
+	if (snapshot_fill(eng, s, kind, time))
+		eng->stats.detailed_taken++;
 	eng->stats.snapshots_taken++;
 }
 
@@ -655,6 +669,21 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 }
 
 /* ---- Results ---- */
+
+void
+snap_engine_peek(const struct snap_engine *eng, uint64_t time,
+		 struct snap_snapshot *out)
+{
+	uint64_t t = eng->clock > time ? eng->clock : time;
+	snapshot_fill(eng, out, SNAP_DETAILED,
+		      eng->time_in_bytes ? eng->btime : t);
+}
+
+void
+snap_snapshot_fini(struct snap_snapshot *s)
+{
+	snapshot_clear(s);
+}
 
 size_t
 snap_engine_count(const struct snap_engine *eng)

@@ -86,6 +86,17 @@ void snap_engine_start(struct snap_engine *eng, uint64_t time);
    that address has been handed out meanwhile. */
 void snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev);
 
+/* A detailed snapshot of ENG's state now into *OUT, as a detailed
+   snapshot attempt would take it but leaving ENG untouched (its counters,
+   clock and interval included): for a profile written on demand while the
+   process runs. Its time is the bytes so far with --time-unit=B, else
+   TIME (the session's clock now), or the last event's when later. With
+   --heap=no it is SNAP_EMPTY. Free it with snap_snapshot_fini. */
+void snap_engine_peek(const struct snap_engine *eng, uint64_t time,
+		      struct snap_snapshot *out);
+/* Free what S holds (its tree) and zero it. */
+void snap_snapshot_fini(struct snap_snapshot *s);
+
 /* Number of snapshots currently held (after culling). */
 size_t snap_engine_count(const struct snap_engine *eng);
 /* Snapshot I (0 <= I < count), in file order. Valid until the next feed. */

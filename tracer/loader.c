@@ -383,6 +383,30 @@ loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid)
 	return 0;
 }
 
+int
+loader_setup_attach(struct tracer *t, struct tproc *p, pid_t tid)
+{
+	int err = inject_find_syscall(p);
+	if (!err)
+		err = probe_ensure_trampolines(p, tid);
+	if (err)
+		return err;
+	uint64_t base = 0;
+	read_auxv(p->pid, AT_BASE, &base);
+	if (!base) {
+		plant_static(t, p, tid);
+		p->setup_done = true;
+		return 0;
+	}
+	/* The hook first: a dlopen after we resume must be seen. Then the
+	   link map as it is now; if ld.so is in the middle of a change
+	   (not RT_CONSISTENT), its coming _dl_debug_state plants them. */
+	err = hook_ld_so(p, tid, base);
+	if (err)
+		return err;
+	return loader_debug_state(t, p, tid);
+}
+
 /* struct r_debug and struct link_map, as laid out on x86-64. */
 enum {
 	R_MAP_OFF = 8, R_STATE_OFF = 24,

@@ -19,6 +19,7 @@
 #include "common/xalloc.h"
 
 #define RECORD_WAIT_NS 2000000ULL /* for a thread finishing a record */
+#define UNPOLLED_WAIT_US 100000 /* a wait SIGCHLD ends: only a safety net */
 
 /* Allocator calls matter: the heap is profiled, or stack sizes are
    sampled at them. With --pages-as-heap=yes Massif does not intercept
@@ -35,7 +36,8 @@ static const char *
 backend_name(const struct tracer *t, const struct tproc *p)
 {
 	if (t->opt->pages_as_heap)
-		return "seccomp syscall stops";
+		return t->attached ? "ptrace syscall stops"
+				   : "seccomp syscall stops";
 	if (!allocator_probed(t->opt))
 		return "no allocator probes";
 	if (!inline_active(p))
@@ -43,29 +45,33 @@ backend_name(const struct tracer *t, const struct tproc *p)
 	return p->n_probes > 1 ? "inline, some ptrace breakpoints" : "inline";
 }
 
+/* PTRACE_CONT, or PTRACE_SYSCALL when an attached session watches page
+   calls (attach.c): every resume of the session is the same request. */
 static void
-resume(struct tracee *tc, int sig)
+resume(struct tracer *t, struct tracee *tc, int sig)
 {
 	/* ESRCH: the thread died meanwhile; its exit is reported next. */
-	ptrace(PTRACE_CONT, tc->tid, NULL, (void *)(uintptr_t)sig);
+	ptrace((enum __ptrace_request)t->resume_req, tc->tid, NULL,
+	       (void *)(uintptr_t)sig);
 }
 
 static void
-set_regs_and_resume(struct tracee *tc, struct user_regs_struct *regs)
+set_regs_and_resume(struct tracer *t, struct tracee *tc,
+		    struct user_regs_struct *regs)
 {
 	if (ptrace(PTRACE_SETREGS, tc->tid, NULL, regs) == 0)
-		resume(tc, 0);
+		resume(t, tc, 0);
 }
 
-static void
-start_profile(struct tracer *t, struct tproc *p, pid_t parent)
+void
+tracer_start_profile(struct tracer *t, struct tproc *p, pid_t parent)
 {
 	p->profiling = true;
 	t->sink->process_start(t->sink->ctx, p->pid, parent, tracer_clock(t, p));
 }
 
-static void
-end_profile(struct tracer *t, struct tproc *p)
+void
+tracer_end_profile(struct tracer *t, struct tproc *p)
 {
 	if (!p->profiling)
 		return;
@@ -100,7 +106,7 @@ on_probe(struct tracer *t, struct tracee *tc, struct probe *pr,
 	case PROBE_EXIT:
 		rc = alloc_exit_hook(t, tc, pr, regs);
 		if (rc == 0) {
-			set_regs_and_resume(tc, regs);
+			set_regs_and_resume(t, tc, regs);
 			return true;
 		}
 		rc = 0;
@@ -112,7 +118,7 @@ on_probe(struct tracer *t, struct tracee *tc, struct probe *pr,
 		ht_debug("probe %s in %d: %s", ht_alloc_fn_name(pr->fn),
 			 (int)tc->tid, ht_strerror(rc));
 	if (probe_step_over(p, tc->tid, pr, regs) == 0)
-		set_regs_and_resume(tc, regs);
+		set_regs_and_resume(t, tc, regs);
 	return true;
 }
 
@@ -129,12 +135,12 @@ on_trap(struct tracer *t, struct tracee *tc)
 	uint64_t at = regs.rip - 1;
 	if (p->tramp && at == p->tramp) {
 		if (alloc_return(t, tc, &regs) == 0)
-			set_regs_and_resume(tc, &regs);
+			set_regs_and_resume(t, tc, &regs);
 		return true;
 	}
 	if (p->call_tramp && at == p->call_tramp) {
 		if (alloc_call_return(t, tc, &regs) >= 0)
-			set_regs_and_resume(tc, &regs);
+			set_regs_and_resume(t, tc, &regs);
 		return true;
 	}
 	struct probe *found = probe_find(p, at);
@@ -184,6 +190,10 @@ stack_base_line(struct tracer *t, struct tracee *tc)
 static void
 first_stop(struct tracer *t, struct tracee *tc)
 {
+	if (t->detaching) {
+		tc->detach_stopped = true; /* detach.c lets it go as it is */
+		return;
+	}
 	stack_base_line(t, tc);
 	if (tc->ring_parent) {
 		int err = inline_fork_child(t, tc->ring_parent, tc->proc,
@@ -197,11 +207,11 @@ first_stop(struct tracer *t, struct tracee *tc)
 		}
 		tc->ring_parent = NULL;
 	}
-	resume(tc, 0);
+	resume(t, tc, 0);
 }
 
-static void
-on_new_task(struct tracer *t, struct tracee *tc, int event)
+void
+tracer_on_new_task(struct tracer *t, struct tracee *tc, int event)
 {
 	unsigned long msg;
 	if (ptrace(PTRACE_GETEVENTMSG, tc->tid, NULL, &msg) < 0)
@@ -216,7 +226,7 @@ on_new_task(struct tracer *t, struct tracee *tc, int event)
 		p = proc_fork(t, tc->proc, child);
 		p->insn_base = (int64_t)parent_count;
 		if (tc->proc->profiling)
-			start_profile(t, p, tc->proc->pid);
+			tracer_start_profile(t, p, tc->proc->pid);
 	}
 	struct tracee *ntc = tracee_get(t, child);
 	bool held = ntc && ntc->held;
@@ -243,8 +253,8 @@ on_new_task(struct tracer *t, struct tracee *tc, int event)
 
 /* ---- exec ---- */
 
-static void
-drop_other_threads(struct tracer *t, struct tproc *p, pid_t keep)
+void
+tracer_drop_other_threads(struct tracer *t, struct tproc *p, pid_t keep)
 {
 	/* execve leaves one thread; the others vanish without a report. */
 	size_t pos = 0;
@@ -267,17 +277,17 @@ static void
 on_exec(struct tracer *t, struct tracee *tc)
 {
 	struct tproc *p = tc->proc;
-	drop_other_threads(t, p, tc->tid);
+	tracer_drop_other_threads(t, p, tc->tid);
 	alloc_pending_clear(tc);
 	bool initial = !p->setup_done && !p->profiling && !t->started;
 	if (!initial) {
-		end_profile(t, p);
+		tracer_end_profile(t, p);
 		if (!t->opt->trace_children && t->opt->pages_as_heap) {
 			/* Valgrind stops following a program at its exec, but
 			   our seccomp filter cannot be removed: its calls would
 			   fail untraced. Followed, never profiled. */
 			p->detaching = true;
-			resume(tc, 0);
+			resume(t, tc, 0);
 			return;
 		}
 		if (!t->opt->trace_children) {
@@ -311,11 +321,11 @@ on_exec(struct tracer *t, struct tracee *tc)
 	if (err)
 		ht_warn("process %d: cannot plant probes: %s", (int)p->pid,
 			ht_strerror(err));
-	start_profile(t, p, initial ? 0 : p->pid);
+	tracer_start_profile(t, p, initial ? 0 : p->pid);
 	if (t->opt->pages_as_heap)
 		pagecalls_startup(t, p, tc->tid);
 	stack_base_line(t, tc);
-	resume(tc, 0);
+	resume(t, tc, 0);
 }
 
 /* ---- Exits ---- */
@@ -333,8 +343,8 @@ record_result(struct tracer *t, int status)
 	}
 }
 
-static void
-on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
+void
+tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 {
 	struct tproc *p = tc ? tc->proc : NULL;
 	if (tc) {
@@ -353,7 +363,7 @@ on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 	if (tid == t->target)
 		record_result(t, status);
 	if (p && tid == p->pid) {
-		end_profile(t, p);
+		tracer_end_profile(t, p);
 		proc_free(t, p);
 	}
 }
@@ -370,15 +380,15 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
-		on_new_task(t, tc, event);
-		resume(tc, 0);
+		tracer_on_new_task(t, tc, event);
+		resume(t, tc, 0);
 		return;
 	case PTRACE_EVENT_EXEC:
 		on_exec(t, tc);
 		return;
 	case PTRACE_EVENT_VFORK_DONE:
 		inline_vfork_done(tc);
-		resume(tc, 0);
+		resume(t, tc, 0);
 		return;
 	case PTRACE_EVENT_SECCOMP:
 		pagecalls_on_seccomp(t, tc); /* resumes it */
@@ -393,14 +403,19 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 		} else {
 			/* an interrupt stop (stopall.c) that came late */
 			tc->interrupt_pending = false;
-			resume(tc, 0);
+			resume(t, tc, 0);
 		}
 		return;
 	case 0:
 		if (sig == (SIGTRAP | 0x80)) {
-			/* a syscall exit stop: only page calls ask for one */
+			/* attached with --pages-as-heap=yes: every system
+			   call stops; else only page calls' exits do */
+			if (t->attached) {
+				pagecalls_on_syscall_stop(t, tc);
+				return;
+			}
 			if (!pagecalls_on_syscall_exit(t, tc))
-				resume(tc, 0);
+				resume(t, tc, 0);
 			return;
 		}
 		if (sig == SIGTRAP && on_trap(t, tc))
@@ -414,10 +429,10 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 					 (unsigned long long)r.rsp);
 		}
 		ht_debug("thread %d: signal %d passed on", (int)tc->tid, sig);
-		resume(tc, sig);
+		resume(t, tc, sig);
 		return;
 	default:
-		resume(tc, 0);
+		resume(t, tc, 0);
 		return;
 	}
 }
@@ -431,7 +446,7 @@ dispatch(struct tracer *t, pid_t tid, int status)
 	if (tc && tc->proc)
 		inline_drain(t, tc->proc, 0);
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		on_gone(t, tc, tid, status);
+		tracer_on_gone(t, tc, tid, status);
 		return;
 	}
 	if (!WIFSTOPPED(status))
@@ -457,7 +472,7 @@ any_inline(struct tracer *t)
 	return false;
 }
 
-static void
+void
 tracer_fini(struct tracer *t)
 {
 	size_t pos = 0;
@@ -480,6 +495,91 @@ tracer_fini(struct tracer *t)
 	free(t->pcs_scratch);
 }
 
+void
+tracer_init(struct tracer *t, const struct ht_options *opt,
+	    const struct tracer_sink *sink)
+{
+	*t = (struct tracer){ .opt = opt, .sink = sink,
+			      .resume_req = PTRACE_CONT };
+	u64map_init(&t->tracees);
+	u64map_init(&t->procs);
+	t->max_pcs = opt->depth + 50;
+	t->pcs_scratch = ht_xcalloc(t->max_pcs, sizeof(*t->pcs_scratch));
+	t->t0_ms = 0;
+	t->t0_ms = tracer_now_ms(t);
+}
+
+static bool
+stop_requested(const struct tracer *t)
+{
+	return t->stop_flag && *t->stop_flag;
+}
+
+void
+tracer_loop(struct tracer *t)
+{
+	/* Idle waits end at the first stop: SIGCHLD, blocked, is waited for
+	   with a timeout. A stub stopped at an int3 waits for us. */
+	sigset_t chld, old_mask;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old_mask);
+	struct sigaction old_usr1;
+	ondemand_install(&old_usr1);
+
+	unsigned idle_us = 0;
+	/* An attached session polls too, so that a request to detach
+	   (a signal to heaptrace, --duration) is seen within that long. */
+	unsigned max_idle_us = t->attached ? 20000 : 1000;
+	while (t->tracees.count || !waitq_empty(t)) {
+		int status;
+		pid_t tid;
+		/* Stops reaped while a process's threads were being stopped
+		   come first, in the order they came. */
+		if (waitq_pop(t, &tid, &status)) {
+			dispatch(t, tid, status);
+			idle_us = 0;
+			continue;
+		}
+		ondemand_serve(t);
+		if (stop_requested(t))
+			break;
+		bool polling = t->attached || any_inline(t);
+		/* Never blocked in waitpid, which SIGUSR1's handler would not
+		   end (SA_RESTART): without rings, the wait below is for
+		   SIGCHLD, or the handler, however long. */
+		tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (tid > 0) {
+			dispatch(t, tid, status);
+			idle_us = 0;
+			continue;
+		}
+		/* Nothing stopped: drain the rings, and when they are idle
+		   too, back off (up to a millisecond) so that a target that
+		   hardly allocates keeps its CPU. */
+		if (inline_drain_all(t) > 0) {
+			idle_us = 0;
+		} else {
+			idle_us = idle_us ? (idle_us * 2 > max_idle_us
+					     ? max_idle_us : idle_us * 2) : 20;
+			if (!polling)
+				idle_us = UNPOLLED_WAIT_US;
+			struct timespec ts = {
+				.tv_sec = idle_us / 1000000,
+				.tv_nsec = (long)(idle_us % 1000000) * 1000,
+			};
+			sigtimedwait(&chld, NULL, &ts);
+		}
+	}
+	ondemand_restore(&old_usr1);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+}
+
 int
 tracer_run(const struct ht_options *opt, char *const argv[],
 	   const struct tracer_sink *sink, struct tracer_result *res,
@@ -488,13 +588,8 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	int rc = tracer_check_program(argv, err, errlen);
 	if (rc)
 		return rc;
-	struct tracer t = { .opt = opt, .sink = sink };
-	u64map_init(&t.tracees);
-	u64map_init(&t.procs);
-	t.max_pcs = opt->depth + 50;
-	t.pcs_scratch = ht_xcalloc(t.max_pcs, sizeof(*t.pcs_scratch));
-	t.t0_ms = 0;
-	t.t0_ms = tracer_now_ms(&t);
+	struct tracer t;
+	tracer_init(&t, opt, sink);
 
 	/* The terminal's SIGINT and SIGQUIT are the target's to handle; our
 	   dying of them would kill it (EXITKILL). */
@@ -507,48 +602,7 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	}
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	/* Idle waits end at the first stop: SIGCHLD, blocked, is waited for
-	   with a timeout. A stub stopped at an int3 waits for us. */
-	sigset_t chld, old_mask;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old_mask);
-
-	unsigned idle_us = 0;
-	while (t.tracees.count || !waitq_empty(&t)) {
-		int status;
-		pid_t tid;
-		/* Stops reaped while a process's threads were being stopped
-		   come first, in the order they came. */
-		if (waitq_pop(&t, &tid, &status)) {
-			dispatch(&t, tid, status);
-			idle_us = 0;
-			continue;
-		}
-		bool polling = any_inline(&t);
-		tid = waitpid(-1, &status, __WALL | (polling ? WNOHANG : 0));
-		if (tid < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (tid > 0) {
-			dispatch(&t, tid, status);
-			idle_us = 0;
-			continue;
-		}
-		/* Nothing stopped: drain the rings, and when they are idle
-		   too, back off (up to a millisecond) so that a target that
-		   hardly allocates keeps its CPU. */
-		if (inline_drain_all(&t) > 0) {
-			idle_us = 0;
-		} else {
-			idle_us = idle_us ? (idle_us * 2 > 1000 ? 1000 : idle_us * 2) : 20;
-			struct timespec ts = { .tv_nsec = (long)idle_us * 1000 };
-			sigtimedwait(&chld, NULL, &ts);
-		}
-	}
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	tracer_loop(&t);
 	if (!t.target_done) {
 		/* Detached at exec: still our child. */
 		int status;

@@ -92,6 +92,40 @@ unwind_call(struct tracer *t, struct tracee *tc,
 	pc->npcs = k;
 }
 
+/* Resume TC as the session resumes every thread (PTRACE_CONT, or
+   PTRACE_SYSCALL when attached). */
+static void
+resume_thread(const struct tracer *t, const struct tracee *tc)
+{
+	ptrace((enum __ptrace_request)t->resume_req, tc->tid, NULL, NULL);
+}
+
+/* Remember TC's page call stopped at its entry with REGS (its stack
+   unwound now); false when there is nothing to watch (brk(0) only asks
+   where the break is). */
+static bool
+remember_call(struct tracer *t, struct tracee *tc,
+	      const struct user_regs_struct *regs)
+{
+	long nr = (long)(regs->orig_rax & ~X32_SYSCALL_BIT);
+	if (nr == __NR_brk && regs->rdi == 0)
+		return false;
+	struct page_call *pc = ht_xcalloc(1, sizeof(*pc));
+	pc->nr = nr;
+	pc->args[0] = regs->rdi;
+	pc->args[1] = regs->rsi;
+	pc->args[2] = regs->rdx;
+	pc->args[3] = regs->r10;
+	pc->args[4] = regs->r8;
+	pc->args[5] = regs->r9;
+	pc->sp = regs->rsp;
+	if (nr == __NR_shmdt)
+		pc->shm_size = mapping_size_at(tc->proc->pid, pc->args[0]);
+	unwind_call(t, tc, regs, pc);
+	tc->page_call = pc;
+	return true;
+}
+
 void
 pagecalls_on_seccomp(struct tracer *t, struct tracee *tc)
 {
@@ -99,31 +133,42 @@ pagecalls_on_seccomp(struct tracer *t, struct tracee *tc)
 	struct user_regs_struct regs;
 	pagecalls_clear(tc);
 	if (!p || !p->profiling ||
-	    ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) < 0) {
-		ptrace(PTRACE_CONT, tc->tid, NULL, NULL);
+	    ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) < 0 ||
+	    !remember_call(t, tc, &regs)) {
+		resume_thread(t, tc);
 		return;
 	}
-	long nr = (long)(regs.orig_rax & ~X32_SYSCALL_BIT);
-	/* brk(0) asks where the break is: nothing can move. */
-	if (nr == __NR_brk && regs.rdi == 0) {
-		ptrace(PTRACE_CONT, tc->tid, NULL, NULL);
-		return;
-	}
-	struct page_call *pc = ht_xcalloc(1, sizeof(*pc));
-	pc->nr = nr;
-	pc->args[0] = regs.rdi;
-	pc->args[1] = regs.rsi;
-	pc->args[2] = regs.rdx;
-	pc->args[3] = regs.r10;
-	pc->args[4] = regs.r8;
-	pc->args[5] = regs.r9;
-	pc->sp = regs.rsp;
-	if (nr == __NR_shmdt)
-		pc->shm_size = mapping_size_at(p->pid, pc->args[0]);
-	unwind_call(t, tc, &regs, pc);
-	tc->page_call = pc;
 	if (ptrace(PTRACE_SYSCALL, tc->tid, NULL, NULL) < 0)
 		pagecalls_clear(tc); /* gone: its exit is reported next */
+}
+
+/* The calls the seccomp filter stops at (seccomp.c), x32 bit cleared. */
+static bool
+is_page_call(long nr)
+{
+	return nr == __NR_mmap || nr == __NR_munmap || nr == __NR_mremap ||
+	       nr == __NR_brk || nr == __NR_shmat || nr == __NR_shmdt;
+}
+
+void
+pagecalls_on_syscall_stop(struct tracer *t, struct tracee *tc)
+{
+	/* Entry and exit stops look alike: the kernel says which this is
+	   (an exit may come first, of a call begun before we attached). */
+	struct __ptrace_syscall_info info;
+	long n = ptrace(PTRACE_GET_SYSCALL_INFO, tc->tid,
+			(void *)sizeof(info), &info);
+	if (n > 0 && info.op == PTRACE_SYSCALL_INFO_EXIT &&
+	    pagecalls_on_syscall_exit(t, tc))
+		return;
+	pagecalls_clear(tc);
+	struct user_regs_struct regs;
+	if (n > 0 && info.op == PTRACE_SYSCALL_INFO_ENTRY && tc->proc &&
+	    tc->proc->profiling &&
+	    is_page_call((long)(info.entry.nr & ~X32_SYSCALL_BIT)) &&
+	    ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) == 0)
+		remember_call(t, tc, &regs);
+	resume_thread(t, tc);
 }
 
 /* Describe the completed call PC that returned RV in P as *EV. False when
@@ -205,7 +250,7 @@ pagecalls_on_syscall_exit(struct tracer *t, struct tracee *tc)
 		}
 	}
 	pagecalls_clear(tc);
-	ptrace(PTRACE_CONT, tc->tid, NULL, NULL);
+	resume_thread(t, tc);
 	return true;
 }
 
@@ -300,4 +345,50 @@ pagecalls_startup(struct tracer *t, struct tproc *p, pid_t tid)
 	};
 	if (p->brk)
 		t->sink->event(t->sink->ctx, p->pid, &ev);
+}
+
+/* Attached: every mapping but the kernel's is a start-up mapping; the
+   heap's pages are the break's, reported as a move from start_brk to the
+   end of [heap]. */
+struct attach_startup {
+	struct startup s;
+	uint64_t heap_end;
+};
+
+static int
+report_current(void *arg, const struct mapping *m)
+{
+	struct attach_startup *a = arg;
+	if (strcmp(m->path, "[heap]") == 0) {
+		a->heap_end = m->hi;
+		return 0;
+	}
+	return report_startup(&a->s, m);
+}
+
+void
+pagecalls_attach_startup(struct tracer *t, struct tproc *p)
+{
+	struct attach_startup a = {
+		.s = { .t = t, .p = p, .time = tracer_clock(t, p) },
+	};
+	int err = maps_foreach(p->pid, report_current, &a);
+	if (err)
+		ht_warn("process %d: cannot read its mappings: %s",
+			(int)p->pid, ht_strerror(err));
+	p->brk = read_start_brk(p->pid);
+	if (!p->brk)
+		return;
+	static const uint64_t startup_pc = 0;
+	struct ht_event ev = {
+		.kind = HT_EV_BRK, .old_addr = p->brk, .addr = p->brk,
+		.tid = (uint32_t)p->pid, .time = a.s.time,
+		.pcs = &startup_pc, .npcs = 1,
+	};
+	t->sink->event(t->sink->ctx, p->pid, &ev);
+	if (a.heap_end > p->brk) {
+		ev.addr = a.heap_end;
+		t->sink->event(t->sink->ctx, p->pid, &ev);
+		p->brk = a.heap_end;
+	}
 }

@@ -70,10 +70,8 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* A leader that called pthread_exit stays a zombie while other threads
-   live: it accepts an interrupt but never stops. */
-static bool
-is_zombie(pid_t pid, pid_t tid)
+bool
+task_is_zombie(pid_t pid, pid_t tid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
@@ -137,7 +135,7 @@ interrupt_threads(struct tracer *t, struct tproc *p, pid_t self,
 			continue;
 		if (waitq_holds(t, tc->tid))
 			add_thread(s, tc->tid, STOPALL_ELSEWHERE);
-		else if (tc->tid == p->pid && is_zombie(p->pid, tc->tid))
+		else if (tc->tid == p->pid && task_is_zombie(p->pid, tc->tid))
 			continue;
 		else if (ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL) == 0)
 			add_thread(s, tc->tid, tc->in_vfork ? STOPALL_PARKED
@@ -229,7 +227,7 @@ int
 stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	      struct stopall *s)
 {
-	*s = (struct stopall){ 0 };
+	*s = (struct stopall){ .resume_req = t->resume_req };
 	uint64_t t0 = now_ms();
 	interrupt_threads(t, p, self, s);
 	int err = count_waiting(s) ? wait_stops(t, p, s) : 0;
@@ -258,7 +256,8 @@ stopall_end(struct stopall *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->threads[i].state == STOPALL_HERE)
-			ptrace(PTRACE_CONT, s->threads[i].tid, NULL, NULL);
+			ptrace((enum __ptrace_request)s->resume_req,
+			       s->threads[i].tid, NULL, NULL);
 	free(s->threads);
 	*s = (struct stopall){ 0 };
 }

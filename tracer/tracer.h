@@ -64,6 +64,11 @@ struct tracer_sink {
 	/* PID's profile is complete: it exited, was killed, or exec'd.
 	   BACKEND names how its allocator calls were caught. */
 	void (*process_end)(void *ctx, pid_t pid, const char *backend);
+	/* A snapshot of PID's profile so far was asked for (SIGUSR1 sent
+	   to heaptrace): every call PID made before the request has been
+	   reported. TIME is PID's clock now, as for process_start. Called
+	   between events, for each profiled process in turn. May be NULL. */
+	void (*snapshot)(void *ctx, pid_t pid, uint64_t time);
 };
 
 /* How the target ended. */
@@ -86,6 +91,22 @@ int tracer_check_program(char *const argv[], char *err, size_t errlen);
 int tracer_run(const struct ht_options *opt, char *const argv[],
 	       const struct tracer_sink *sink, struct tracer_result *res,
 	       char *err, size_t errlen);
+
+/* 0 when PID looks like a process heaptrace can attach to (it exists,
+   is not heaptrace, a thread id, a kernel thread or a zombie, and has no
+   tracer yet), else a negative error with a one-line reason in ERR.
+   Permissions are known only by trying (tracer_attach). */
+int tracer_attach_check(pid_t pid, char *err, size_t errlen);
+
+/* Profile the running process PID with OPT (the ptrace backend whatever
+   its --backend), reporting to SINK, until SIGINT or SIGTERM reaches
+   heaptrace, OPT->duration seconds pass, or the process exits; then
+   detach, leaving it as it was, and end its profile. Returns 0 and fills
+   *RES (exit status 0 when detached), or a negative error with a one-line
+   reason in ERR (the process is left untouched). */
+int tracer_attach(const struct ht_options *opt, pid_t pid,
+		  const struct tracer_sink *sink, struct tracer_result *res,
+		  char *err, size_t errlen);
 
 /* True when this machine can count a process's user-space instructions
    (--time-unit=i); otherwise heaptrace records milliseconds. */

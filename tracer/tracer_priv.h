@@ -5,6 +5,7 @@
 #define HT_TRACER_TRACER_PRIV_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -125,6 +126,12 @@ struct tracee {
 	size_t n_pending, cap_pending;
 	struct page_call *page_call; /* at a page call's entry, or NULL */
 	struct stack_bounds stack;
+	/* Detaching (detach.c): */
+	bool detach_stopped;      /* held at a stop, to be let go */
+	bool detach_injectable;   /* that stop is one a syscall can be
+				     injected from (not inside the kernel's
+				     syscall path) */
+	int detach_sig;           /* a signal its stop swallowed, passed on */
 };
 
 /* Wait statuses the event loop is still to handle (waitq.c). */
@@ -150,7 +157,41 @@ struct tracer {
 	uint64_t t0_ms;
 	unsigned max_pcs;
 	uint64_t *pcs_scratch;
+	bool attached;            /* a running process (attach.c), not ours */
+	bool detaching;           /* detach.c holds every thread: new ones
+				     stay at their first stop */
+	int resume_req;           /* PTRACE_CONT, or PTRACE_SYSCALL when
+				     attached with --pages-as-heap=yes */
+	const volatile sig_atomic_t *stop_flag; /* nonzero: leave the loop
+						   (attach: detach now) */
 };
+
+/* ---- loop.c: the event loop ---- */
+/* Set up T for a session of OPT reporting to SINK. */
+void tracer_init(struct tracer *t, const struct ht_options *opt,
+		 const struct tracer_sink *sink);
+/* Free everything T holds (the target is not touched). */
+void tracer_fini(struct tracer *t);
+/* Handle every stop until no thread is traced, or *T->stop_flag is set
+   (then with the wait queue empty). */
+void tracer_loop(struct tracer *t);
+/* P's profile starts (process_start), PARENT as the sink takes it. */
+void tracer_start_profile(struct tracer *t, struct tproc *p, pid_t parent);
+/* P's profile ends (process_end) if it was started. */
+void tracer_end_profile(struct tracer *t, struct tproc *p);
+/* TC is at a clone/fork/vfork EVENT stop: register the new task. */
+void tracer_on_new_task(struct tracer *t, struct tracee *tc, int event);
+/* P exec'd in thread KEEP: forget its other threads. */
+void tracer_drop_other_threads(struct tracer *t, struct tproc *p, pid_t keep);
+/* TID (TC, or NULL if unknown) exited or was killed with STATUS. */
+void tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid,
+		    int status);
+
+/* ---- attach.c / detach.c: profiling a running process ---- */
+/* Let every thread of every traced process go, leaving each exactly as
+   it was (code, return addresses, pending signals and system calls),
+   and end their profiles. */
+void detach_all(struct tracer *t);
 
 /* ---- launch.c: starting the target ---- */
 /* What failed in the child before the program ran. */
@@ -183,6 +224,13 @@ bool pagecalls_on_syscall_exit(struct tracer *t, struct tracee *tc);
 void pagecalls_startup(struct tracer *t, struct tproc *p, pid_t tid);
 /* Drop TC's call waiting for its exit, if any. */
 void pagecalls_clear(struct tracee *tc);
+/* Attached with --pages-as-heap=yes, TC is at a syscall entry or exit
+   stop (PTRACE_SYSCALL): remember a page call at its entry, report it at
+   its exit, and resume TC. */
+void pagecalls_on_syscall_stop(struct tracer *t, struct tracee *tc);
+/* Attached to P: report every mapping it has now as a start-up mapping,
+   and its break. */
+void pagecalls_attach_startup(struct tracer *t, struct tproc *p);
 
 /* ---- stacksample.c: stack sizes (--stacks=yes) ---- */
 /* Report TC's stack size with stack pointer SP (an HT_EV_STACK event)
@@ -249,6 +297,10 @@ int probe_step_over(struct tproc *p, pid_t tid, const struct probe *pr,
 /* After exec of P (TID at the exec stop): hook ld.so, or plant the
    allocator probes right away in a static executable. */
 int loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid);
+/* Attached to P (TID at an interrupt stop, every thread stopped): hook
+   ld.so for later dlopens and plant the allocator probes of every object
+   already loaded, or of a static executable. */
+int loader_setup_attach(struct tracer *t, struct tproc *p, pid_t tid);
 /* ld.so reported a change (TID at the _dl_debug_state probe): plant
    probes in newly consistent objects. */
 int loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid);
@@ -347,6 +399,7 @@ struct stopall {
 		enum stopall_state state;
 	} *threads;
 	size_t n, cap;
+	int resume_req;    /* how stopall_end resumes them (tracer's) */
 };
 /* Stop every thread running P's code (its own, its vfork children's) but
    SELF (itself at a stop); every other status reaped meanwhile goes to the
@@ -360,6 +413,10 @@ void stopall_end(struct stopall *s);
    single-step it out of the system call, taking that interrupt's stop on
    the way, as inject_step_out would without one. 0 or -errno. */
 int stopall_settle(struct tracer *t, struct tracee *tc);
+/* True when thread TID of PID is a zombie (or gone): a leader that
+   called pthread_exit stays one while other threads live; it accepts an
+   interrupt but never stops. */
+bool task_is_zombie(pid_t pid, pid_t tid);
 /* True when STATUS reports a group-stop (PTRACE_EVENT_STOP, stop
    signal). */
 bool status_is_group_stop(int status);
@@ -386,5 +443,16 @@ uint64_t perfcount_process(struct tracer *t, const struct tproc *p);
 /* The current time of P in the session's unit (ms or instructions); 0 when
    the unit is bytes, which the engine counts itself. */
 uint64_t tracer_clock(struct tracer *t, const struct tproc *p);
+
+/* ---- ondemand.c: snapshots asked for with SIGUSR1 ---- */
+/* Make SIGUSR1 ask for a snapshot (the previous action into *OLD). */
+void ondemand_install(struct sigaction *old);
+/* Put SIGUSR1's action OLD back. */
+void ondemand_restore(const struct sigaction *old);
+/* True when a snapshot was asked for and not served yet. */
+bool ondemand_pending(void);
+/* When a snapshot was asked for: drain every ring, then give the sink's
+   snapshot callback each profiled process with its clock now. */
+void ondemand_serve(struct tracer *t);
 
 #endif

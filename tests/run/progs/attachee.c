@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A process for `heaptrace attach` to attach to and detach from
+   (tests/run/attach.sh). It announces itself with "ready\n" on stdout
+   (no stdio: its buffer would be an allocation), then, by MODE:
+
+   threads SECONDS  four threads fill blocks with patterns (malloc, calloc,
+                    realloc, posix_memalign), check every byte and free
+                    them, and map and unmap a page range, for SECONDS;
+                    exit 0 when every check passed, 1 (with a line on
+                    stderr) otherwise.
+   read             one read() on stdin, blocking; exit 0 when it got
+                    "hello" (no EINTR, nothing lost), else 1.
+   sleep MS         one nanosleep of MS milliseconds; exit 0 when at least
+                    MS passed, else 1.
+   alloc            wait for a byte on stdin, then malloc 3 x 1000 bytes
+                    and free one (all from alloc_three), say "done\n",
+                    wait for a second byte, and exit 0.
+   unknown          as alloc, with two blocks made before "ready" (500 and
+                    700 bytes): after alloc_three the first is freed and
+                    the second realloc'd to 1500 bytes (in touch_old). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define THREADS 4
+
+static volatile int stop;
+static volatile int failed;
+
+static void
+say(const char *s)
+{
+	ssize_t w = write(1, s, strlen(s));
+	(void)w;
+}
+
+static void
+fail(const char *s)
+{
+	ssize_t w = write(2, s, strlen(s));
+	(void)w;
+	failed = 1;
+}
+
+static void
+fill(unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(seed * 31 + i * 7);
+}
+
+static int
+check(const unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (unsigned char)(seed * 31 + i * 7))
+			return 0;
+	return 1;
+}
+
+static void *
+worker(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	unsigned char *held[16] = { 0 };
+	size_t size[16] = { 0 };
+	while (!stop) {
+		/* page calls too: they must not fail (ENOSYS) after a
+		   --pages-as-heap=yes session */
+		unsigned char *pg = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (pg == MAP_FAILED) {
+			fail("attachee: mmap failed\n");
+		} else {
+			pg[0] = pg[65535] = 1;
+			if (munmap(pg, 65536))
+				fail("attachee: munmap failed\n");
+		}
+		for (int k = 0; k < 16; k++) {
+			seed = seed * 1103515245u + 12345u;
+			if (held[k]) {
+				if (!check(held[k], size[k], (unsigned)k + size[k]))
+					fail("attachee: a block changed\n");
+				if (seed & 1) {
+					size_t nsz = 16 + (seed >> 8) % 3000;
+					unsigned char *q = realloc(held[k], nsz);
+					size_t keep = nsz < size[k] ? nsz : size[k];
+					if (!q || !check(q, keep, (unsigned)k + size[k]))
+						fail("attachee: realloc lost bytes\n");
+					held[k] = q;
+					size[k] = nsz;
+					fill(q, nsz, (unsigned)k + nsz);
+					continue;
+				}
+				free(held[k]);
+				held[k] = NULL;
+				continue;
+			}
+			size[k] = 1 + (seed >> 8) % 4000;
+			void *m = NULL;
+			switch ((seed >> 4) % 3) {
+			case 0:
+				m = malloc(size[k]);
+				break;
+			case 1:
+				m = calloc(1, size[k]);
+				break;
+			default:
+				if (posix_memalign(&m, 64, size[k]))
+					m = NULL;
+				break;
+			}
+			if (!m) {
+				fail("attachee: allocation failed\n");
+				continue;
+			}
+			held[k] = m;
+			fill(held[k], size[k], (unsigned)k + size[k]);
+		}
+	}
+	for (int k = 0; k < 16; k++)
+		free(held[k]);
+	return NULL;
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int
+run_threads(unsigned seconds)
+{
+	pthread_t th[THREADS];
+	for (int i = 0; i < THREADS; i++)
+		if (pthread_create(&th[i], NULL, worker,
+				   (void *)(uintptr_t)(i + 1)))
+			return 3;
+	say("ready\n");
+	uint64_t end = now_ms() + seconds * 1000ULL;
+	while (now_ms() < end)
+		usleep(10000);
+	stop = 1;
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	return failed;
+}
+
+static int
+run_read(void)
+{
+	say("ready\n");
+	char buf[16];
+	ssize_t n = read(0, buf, sizeof(buf));
+	if (n < 0) {
+		fail(errno == EINTR ? "attachee: read: EINTR\n"
+				    : "attachee: read failed\n");
+		return 1;
+	}
+	return n == 5 && memcmp(buf, "hello", 5) == 0 ? 0 : 1;
+}
+
+static int
+run_sleep(unsigned ms)
+{
+	say("ready\n");
+	uint64_t t0 = now_ms();
+	struct timespec ts = { .tv_sec = ms / 1000,
+			       .tv_nsec = (long)(ms % 1000) * 1000000 };
+	if (nanosleep(&ts, NULL)) {
+		fail("attachee: nanosleep interrupted\n");
+		return 1;
+	}
+	if (now_ms() - t0 + 1 < ms) {
+		fail("attachee: woke up early\n");
+		return 1;
+	}
+	return 0;
+}
+
+static void *kept[3];
+
+__attribute__((noinline)) static void
+alloc_three(void)
+{
+	for (int i = 0; i < 3; i++)
+		kept[i] = malloc(1000);
+	free(kept[1]);
+}
+
+static void *old_blocks[2];
+
+__attribute__((noinline)) static void
+touch_old(void)
+{
+	free(old_blocks[0]);
+	old_blocks[1] = realloc(old_blocks[1], 1500);
+}
+
+static int
+run_alloc(int unknown)
+{
+	char c;
+	if (unknown) {
+		old_blocks[0] = malloc(500);
+		old_blocks[1] = malloc(700);
+	}
+	say("ready\n");
+	if (read(0, &c, 1) != 1)
+		return 1;
+	alloc_three();
+	if (unknown)
+		touch_old();
+	say("done\n");
+	if (read(0, &c, 1) != 1)
+		return 1;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "threads"))
+		return run_threads((unsigned)atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "read"))
+		return run_read();
+	if (argc >= 3 && !strcmp(argv[1], "sleep"))
+		return run_sleep((unsigned)atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "alloc"))
+		return run_alloc(0);
+	if (argc >= 2 && !strcmp(argv[1], "unknown"))
+		return run_alloc(1);
+	fail("usage: attachee threads SECONDS | read | sleep MS | alloc | "
+	     "unknown\n");
+	return 2;
+}

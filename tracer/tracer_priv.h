@@ -451,6 +451,9 @@ void ondemand_install(struct sigaction *old);
 void ondemand_restore(const struct sigaction *old);
 /* True when a snapshot was asked for and not served yet. */
 bool ondemand_pending(void);
+/* waitpid(-1, STATUS, __WALL), blocking, ended early (-1, EINTR) by a
+   snapshot request, including one that came just before it. */
+pid_t ondemand_waitpid(int *status);
 /* When a snapshot was asked for: drain every ring, then give the sink's
    snapshot callback each profiled process with its clock now. */
 void ondemand_serve(struct tracer *t);

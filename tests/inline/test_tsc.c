@@ -94,6 +94,7 @@ test_calibration(void)
 	enum { N = 50 };
 	struct tsc_clock c = { 0 };
 	uint64_t tsc[N], ns[N];
+	bool sure[N];
 	tsc_clock_sample(&c);
 	for (int i = 0; i < N; i++) {
 		spin_ns(1000000);
@@ -101,10 +102,16 @@ test_calibration(void)
 		tsc[i] = ring_tsc();
 		uint64_t after = monotonic_ns();
 		ns[i] = before + (after - before) / 2;
+		/* Preempted between the reads (a loaded VM, sanitizers): the
+		   reference itself is off by that much; not a calibration
+		   error. */
+		sure[i] = after - before < 5000;
 	}
 	tsc_clock_sample(&c);
 	uint64_t worst = 0;
 	for (int i = 0; i < N; i++) {
+		if (!sure[i])
+			continue;
 		uint64_t got = tsc_clock_ns(&c, tsc[i]);
 		uint64_t err = got > ns[i] ? got - ns[i] : ns[i] - got;
 		if (err > worst)
@@ -112,8 +119,9 @@ test_calibration(void)
 	}
 	printf("calibration: worst error over 50 ms: %llu ns\n",
 	       (unsigned long long)worst);
-	/* A millisecond would be a wrong --time-unit=ms figure. */
-	CHECK(worst < 20000, "worst error %llu ns",
+	/* A millisecond would be a wrong --time-unit=ms figure; the bound
+	   leaves room for a calibration pair taken across a preemption. */
+	CHECK(worst < 100000, "worst error %llu ns",
 	      (unsigned long long)worst);
 }
 
@@ -190,7 +198,9 @@ test_drain_times(void)
 	produce(h, 5, tsc2);
 	t.n = 0;
 	CHECK(tracer_ring_drain(r, 0, see_time, &t) == 5, "5 records");
-	uint64_t slack = 20000;
+	/* Far below a millisecond, with room for a preemption between a
+	   reference read and its TSC read on a loaded VM. */
+	uint64_t slack = 100000;
 	CHECK(t.ns[0] + slack > when0 && t.ns[0] < when0 + slack,
 	      "first: %lld ns off", (long long)(t.ns[0] - when0));
 	CHECK(t.ns[1] + slack > when1 && t.ns[1] < when1 + slack,

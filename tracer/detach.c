@@ -68,10 +68,8 @@ slot_probe(const struct tproc *p, uint64_t pc)
 static bool
 past_our_trap(struct tproc *p, uint64_t pc)
 {
-	uint64_t at = pc - 1;
-	return p && ((p->tramp && at == p->tramp) ||
-		     (p->call_tramp && at == p->call_tramp) ||
-		     probe_find(p, at));
+	struct probe *pr;
+	return p && probe_trap_site(p, pc - 1, &pr) != TRAP_NOT_OURS;
 }
 
 /* A SIGTRAP stop of TC: undo it when it is one of ours. False when the
@@ -84,16 +82,23 @@ undo_trap(struct tracer *t, struct tracee *tc)
 	if (!p || ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) < 0)
 		return false;
 	uint64_t at = regs.rip - 1;
-	if (p->tramp && at == p->tramp) {
+	struct probe *pr;
+	switch (probe_trap_site(p, at, &pr)) {
+	case TRAP_RETURN:
 		/* the call is reported and the pc set to its caller */
 		if (alloc_return(t, tc, &regs))
 			return true; /* no call pending: nothing to undo */
-	} else if (p->call_tramp && at == p->call_tramp && tc->in_freeres) {
+		break;
+	case TRAP_CALL_RETURN:
+		if (!tc->in_freeres)
+			return false;
 		regs = tc->freeres_saved; /* back at _exit, which runs on */
 		tc->in_freeres = false;
-	} else if (probe_find(p, at)) {
+		break;
+	case TRAP_PROBE:
 		regs.rip = at; /* the entry is not reported: runs natively */
-	} else {
+		break;
+	case TRAP_NOT_OURS:
 		return false;
 	}
 	ptrace(PTRACE_SETREGS, tc->tid, NULL, &regs);

@@ -132,23 +132,26 @@ on_trap(struct tracer *t, struct tracee *tc)
 		return false;
 	if (inline_on_trap(t, tc, &regs))
 		return true;
-	uint64_t at = regs.rip - 1;
-	if (p->tramp && at == p->tramp) {
+	struct probe *found;
+	switch (probe_trap_site(p, regs.rip - 1, &found)) {
+	case TRAP_RETURN:
 		if (alloc_return(t, tc, &regs) == 0)
 			set_regs_and_resume(t, tc, &regs);
 		return true;
-	}
-	if (p->call_tramp && at == p->call_tramp) {
+	case TRAP_CALL_RETURN:
 		if (alloc_call_return(t, tc, &regs) >= 0)
 			set_regs_and_resume(t, tc, &regs);
 		return true;
+	case TRAP_PROBE: {
+		/* A copy: handling the stop may plant probes and move the
+		   table. */
+		struct probe pr = *found;
+		return on_probe(t, tc, &pr, &regs);
 	}
-	struct probe *found = probe_find(p, at);
-	if (!found)
-		return false;
-	/* A copy: handling the stop may plant probes and move the table. */
-	struct probe pr = *found;
-	return on_probe(t, tc, &pr, &regs);
+	case TRAP_NOT_OURS:
+		break;
+	}
+	return false;
 }
 
 /* ---- New threads and processes ---- */

@@ -108,6 +108,18 @@ probe_ensure_trampolines(struct tproc *p, pid_t tid)
 	return 0;
 }
 
+enum trap_site
+probe_trap_site(struct tproc *p, uint64_t at, struct probe **pr)
+{
+	*pr = NULL;
+	if (p->tramp && at == p->tramp)
+		return TRAP_RETURN;
+	if (p->call_tramp && at == p->call_tramp)
+		return TRAP_CALL_RETURN;
+	*pr = probe_find(p, at);
+	return *pr ? TRAP_PROBE : TRAP_NOT_OURS;
+}
+
 struct probe *
 probe_find(struct tproc *p, uint64_t addr)
 {

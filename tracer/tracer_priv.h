@@ -287,6 +287,17 @@ int probe_plant(struct tproc *p, pid_t tid, uint64_t addr, enum probe_role role,
 		enum ht_alloc_fn fn, uint64_t obj_lo, uint64_t obj_hi);
 /* The probe at ADDR, or NULL. */
 struct probe *probe_find(struct tproc *p, uint64_t addr);
+
+/* Which of P's int3s a thread trapping with its pc just past AT + 1 hit. */
+enum trap_site {
+	TRAP_NOT_OURS,
+	TRAP_RETURN,      /* the return trampoline (alloc_return) */
+	TRAP_CALL_RETURN, /* the call trampoline (exit-time frees) */
+	TRAP_PROBE,       /* an allocator entry probe: *PR */
+};
+/* Classify the int3 at AT; *PR gets the probe for TRAP_PROBE. */
+enum trap_site probe_trap_site(struct tproc *p, uint64_t at,
+			       struct probe **pr);
 /* Ensure P has its return and call trampolines (TID stopped safely). */
 int probe_ensure_trampolines(struct tproc *p, pid_t tid);
 /* Continue TID past probe PR: set REGS to run the displaced instruction. */

@@ -56,9 +56,8 @@ choose_time_unit(struct ht_options *opt)
 }
 
 /* --pages-as-heap=yes watches page calls through seccomp stops and
-   probes no allocator, as Massif intercepts no malloc then; --stacks=yes
-   samples the stack pointer at ptrace stops, which the inline records do
-   not carry. A --backend asked for that cannot apply gets one line. */
+   probes no allocator, as Massif intercepts no malloc then: a --backend
+   asked for there cannot apply, and gets one line. */
 static void
 explain_backend(const struct ht_options *opt)
 {
@@ -68,9 +67,6 @@ explain_backend(const struct ht_options *opt)
 		ht_warn("--backend=%s has no effect with --pages-as-heap=yes "
 			"(page calls are caught by seccomp stops)",
 			opt->backend == HT_BACKEND_INLINE ? "inline" : "ptrace");
-	else if (opt->stacks && opt->backend == HT_BACKEND_INLINE)
-		ht_warn("--backend=inline cannot sample stacks "
-			"(--stacks=yes); using ptrace breakpoints");
 }
 
 static int
@@ -98,23 +94,6 @@ cmd_run(struct ht_cmdline *cl)
 	return res.exit_status;
 }
 
-/* Attaching uses the ptrace backend: the inline stub, ring and patches
-   cannot be taken out of a running process safely yet (the tracer says
-   so when --backend=auto). False (with one line) when --backend=inline
-   was asked for. */
-static bool
-attach_backend_ok(const struct ht_options *opt)
-{
-	if (opt->pages_as_heap || (!opt->heap && !opt->stacks))
-		return true; /* no allocator probed: nothing to choose */
-	if (opt->backend != HT_BACKEND_INLINE)
-		return true;
-	ht_error("attach: --backend=inline is not available with attach (its "
-		 "stub cannot be removed safely from a running process yet); "
-		 "use --backend=ptrace");
-	return false;
-}
-
 static int
 cmd_attach(struct ht_cmdline *cl)
 {
@@ -123,8 +102,6 @@ cmd_attach(struct ht_cmdline *cl)
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}
-	if (!attach_backend_ok(&cl->opt))
-		return EXIT_USAGE;
 	/* Said after the session, so that a refused attach is one line. */
 	bool no_counter = cl->opt.time_unit == HT_TIME_I &&
 			  !tracer_instructions_available();

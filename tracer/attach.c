@@ -2,23 +2,30 @@
 /* Profiling a process that is already running (`heaptrace attach`): every
    thread is seized (the task list is read again until a pass finds no new
    thread; threads the seized ones create are attached by TRACECLONE), all
-   are stopped at once (stopall.c) while the allocator probes go in, found
+   are stopped at once (stopall.c) while the allocators are hooked, found
    through the link map ld.so keeps (loader.c), and the session then runs
    the same event loop as `run` until heaptrace is asked to stop (SIGINT,
-   SIGTERM, --duration) or the target exits; detach.c then leaves the
-   process as it found it.
+   SIGTERM, --duration) or the target exits; detach.c then takes
+   everything out again.
 
-   Only the ptrace backend is used: the inline stub, its ring and its
-   patches cannot yet be taken out of a running process safely (README,
-   "Attaching"). No seccomp filter is ever installed here: without a
-   tracer its SECCOMP_RET_TRACE would make page calls fail with ENOSYS
-   after the detach. --pages-as-heap=yes resumes every thread with
-   PTRACE_SYSCALL instead (tracing-techniques.md §4.3, §4.4).
+   The allocators are hooked as under `run`: through the inline path
+   (--backend=auto or inline: the stub and its ring mapped into the
+   target, each entry jumped over to it), with every thread given its
+   thread-table entry before it runs again, or by int3 probes
+   (--backend=ptrace, a function the inline path cannot patch, or when the
+   inline path cannot be set up). The stubs never wait for heaptrace: if
+   it dies, SIGKILL included, the kernel detaches the threads and the
+   stubs pass every call through (ring.h). No seccomp filter is ever
+   installed here: without a tracer its SECCOMP_RET_TRACE would make page
+   calls fail with ENOSYS after the detach. --pages-as-heap=yes catches
+   the page calls through stubs too, or, with --backend=ptrace, resumes
+   every thread with PTRACE_SYSCALL instead (tracing-techniques.md §4.3,
+   §4.4).
 
-   Calls in flight when the probes are planted were never seen entering:
-   their returns are not reported, and the blocks they (and everything
-   before the attach) made are unknown to the engine, which counts a free
-   of an unknown block as nothing. */
+   Calls in flight when the allocators are hooked were never seen
+   entering: their returns are not reported, and the blocks they (and
+   everything before the attach) made are unknown to the engine, which
+   counts a free of an unknown block as nothing. */
 #include "tracer_priv.h"
 
 #include <dirent.h>
@@ -36,7 +43,8 @@
    dies must not take the process with it. */
 #define ATTACH_OPTIONS                                                      \
 	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |   \
-	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC)
+	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC |                     \
+	 PTRACE_O_TRACESYSGOOD) /* inject.c tells its syscall stops apart */
 
 #define PF_KTHREAD_FLAG 0x00200000UL /* include/linux/sched.h */
 #define SEIZE_PASSES 1000
@@ -258,8 +266,7 @@ seize_pass(struct tracer *t, struct tproc *p, long options, char *err,
 static int
 seize_all(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 {
-	long options = ATTACH_OPTIONS |
-		       (t->opt->pages_as_heap ? PTRACE_O_TRACESYSGOOD : 0);
+	long options = ATTACH_OPTIONS;
 	for (int pass = 0; pass < SEIZE_PASSES; pass++) {
 		int n = seize_pass(t, p, options, err, errlen);
 		if (n < 0)
@@ -287,6 +294,20 @@ injectable_thread(const struct stopall *s)
 	return 0;
 }
 
+/* Every thread of P stopped: its thread-table entry (a thread not stopped
+   yet, the new one whose first stop is to come, gets it there). */
+static void
+give_threads_entries(struct tracer *t, struct tproc *p)
+{
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (tc->proc == p && !tc->first_stop_pending)
+			inline_thread_known(t, tc);
+	}
+}
+
 /* With every thread of P stopped: probes in (or, for page calls, the
    current mappings reported), then the profile starts. */
 static int
@@ -300,8 +321,17 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 		return rc;
 	}
 	pid_t self = injectable_thread(&s);
-	if (!t->opt->pages_as_heap && (t->opt->heap || t->opt->stacks)) {
+	/* Page calls go through the inline path too, unless
+	   --backend=ptrace: every thread then runs under PTRACE_SYSCALL. */
+	bool page_stubs = t->opt->pages_as_heap &&
+			  t->opt->backend != HT_BACKEND_PTRACE;
+	if ((!t->opt->pages_as_heap && (t->opt->heap || t->opt->stacks)) ||
+	    page_stubs) {
+		/* Every thread is held already: patching must not stop
+		   them again. */
+		t->holding = &s;
 		rc = self ? loader_setup_attach(t, p, self) : -EAGAIN;
+		t->holding = NULL;
 		if (!self)
 			snprintf(err, errlen, "attach: no thread of process %d "
 				 "stopped where probes can be planted (is it "
@@ -315,6 +345,12 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 			return rc;
 		}
 	}
+	if (page_stubs && inline_active(p))
+		s.resume_req = t->resume_req = PTRACE_CONT;
+	/* The stubs never ask for a thread's entry: each thread gets it
+	   before it runs again. */
+	if (p->inl)
+		give_threads_entries(t, p);
 	tracer_start_profile(t, p, p->pid);
 	if (t->opt->pages_as_heap)
 		pagecalls_attach_startup(t, p);
@@ -359,11 +395,8 @@ tracer_attach(const struct ht_options *opt, pid_t pid,
 	int rc = tracer_attach_check(pid, err, errlen);
 	if (rc)
 		return rc;
-	/* Only the ptrace backend can be taken out again (see the top). */
-	struct ht_options o = *opt;
-	o.backend = HT_BACKEND_PTRACE;
 	struct tracer t;
-	tracer_init(&t, &o, sink);
+	tracer_init(&t, opt, sink);
 	t.attached = true;
 	t.target = pid;
 	t.resume_req = opt->pages_as_heap ? PTRACE_SYSCALL : PTRACE_CONT;
@@ -373,10 +406,6 @@ tracer_attach(const struct ht_options *opt, pid_t pid,
 
 	struct tproc *p = proc_new(&t, pid);
 	rc = seize_all(&t, p, err, errlen);
-	if (!rc && opt->backend == HT_BACKEND_AUTO && !opt->quiet &&
-	    !opt->pages_as_heap && (opt->heap || opt->stacks))
-		ht_warn("attach: using ptrace breakpoints (the inline "
-			"backend cannot be detached safely yet)");
 	if (!rc)
 		rc = setup_profile(&t, p, err, errlen);
 	if (!rc)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Leaving an attached process exactly as it was (tracing-techniques.md
-   §6.2): every thread is stopped, and exactly one stop is taken from each.
+/* Leaving an attached process as it was (tracing-techniques.md §6.2):
+   every thread is stopped, and exactly one stop is taken from each.
    A stop at one of our traps is undone there (a probe's int3: the pc goes
    back to the function's first byte, whose instruction runs once the code
    is back; the return trampoline: the call completes and the pc is its
@@ -11,13 +11,18 @@
 
    Then, per process: a pc inside an out-of-line slot is mapped back to
    the original code, every redirected return address still on a stack
-   is put back, the original code bytes are written, and the scratch pages
-   are unmapped, unless a thread could still come back into one (its pc,
-   or a signal frame's saved pc, inside them): then they stay, inert, and
-   heaptrace says so. Threads stopped inside a blocking system call keep
-   its registers untouched, so the kernel restarts it when they run on.
-   Threads and processes created meanwhile (clone, fork) are held at their
-   first stop and let go the same way. */
+   is put back, the original code bytes are written; the inline path is
+   taken out (inline_detach.c: the ring drained, the stubs made to pass
+   every call through, threads inside the stub run out of it, the jumps
+   over the allocators' entries replaced by their original bytes, the
+   ring unmapped); and the scratch pages are unmapped, unless a thread
+   could still come back into one (its pc there, a signal frame's saved pc
+   inside a slot, a thread the stub could not be run out of): then they
+   stay, a harmless pass-through, said in a debug line. Threads stopped
+   inside a blocking system call keep its registers untouched, so the
+   kernel restarts it when they run on. Threads and processes created
+   meanwhile (clone, fork) are held at their first stop and let go the
+   same way, a fork child that had no ring of its own yet included. */
 #include "tracer_priv.h"
 
 #include <errno.h>
@@ -192,8 +197,15 @@ count_running(struct tracer *t)
 {
 	size_t pos = 0, n = 0;
 	uint64_t key, val;
-	while (u64map_next(&t->tracees, &pos, &key, &val))
-		n += !((struct tracee *)(uintptr_t)val)->detach_stopped;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		const struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		/* A thread waiting in vfork cannot stop before its child
+		   leaves its memory, and the child is held here: it runs no
+		   user code before it stops (our interrupt, VFORK_DONE),
+		   and it is let go by the kernel if that comes after we
+		   are gone (stopall.c's PARKED). */
+		n += !tc->detach_stopped && !tc->in_vfork;
+	}
 	return n;
 }
 
@@ -352,6 +364,12 @@ injectable(struct tracee *tc)
 	return tc->detach_injectable;
 }
 
+static bool
+alive_thread(struct tracee *tc)
+{
+	return !task_is_zombie(tc->proc->pid, tc->tid);
+}
+
 static void
 restore_code(struct tproc *p, pid_t tid)
 {
@@ -373,11 +391,19 @@ unmap_scratch(struct tracer *t, struct tproc *p)
 		return;
 	struct tracee *busy = find_thread(t, p, may_return_to_scratch);
 	struct tracee *by = find_thread(t, p, injectable);
-	if (busy || !by) {
+	if (busy) {
+		/* Harmless: a slot's code runs as the original would. */
+		ht_debug("process %d: %zu scratch pages left mapped: thread %d "
+			 "may still return into them", (int)p->pid,
+			 p->n_scratch, (int)busy->tid);
+		return;
+	}
+	if (!by && !find_thread(t, p, alive_thread))
+		return; /* it exited meanwhile */
+	if (!by) {
 		ht_warn("detach: process %d: %zu scratch pages of heaptrace "
-			"left mapped (inert): %s", (int)p->pid, p->n_scratch,
-			busy ? "a thread may still return into them"
-			     : "no thread stopped where munmap can be run");
+			"left mapped (inert): no thread stopped where munmap "
+			"can be run", (int)p->pid, p->n_scratch);
 		return;
 	}
 	for (size_t i = 0; i < p->n_scratch; i++) {
@@ -403,7 +429,14 @@ restore_process(struct tracer *t, struct tproc *p)
 		any = find_thread(t, p, any_thread);
 	if (!any)
 		return; /* no thread to write through: it is exiting */
+	/* The int3s first: threads run out of the inline stub must not
+	   meet one. */
 	restore_code(p, any->tid);
+	size_t n_probes = p->n_probes;
+	struct tracee *by = find_thread(t, p, injectable);
+	inline_detach(t, p, by ? by->tid : 0);
+	if (p->n_probes != n_probes) /* a library probed meanwhile */
+		restore_code(p, any->tid);
 	unmap_scratch(t, p);
 	p->n_probes = 0;
 	ht_debug("process %d: restored", (int)p->pid);
@@ -432,11 +465,21 @@ detach_all(struct tracer *t)
 	quiesce(t);
 	size_t pos = 0;
 	uint64_t key, val;
-	while (u64map_next(&t->procs, &pos, &key, &val)) {
-		struct tproc *p = (struct tproc *)(uintptr_t)val;
-		restore_process(t, p);
-		tracer_end_profile(t, p);
-	}
+	while (u64map_next(&t->procs, &pos, &key, &val))
+		restore_process(t, (struct tproc *)(uintptr_t)val);
+	/* Every process restored (a fork child without a ring of its own
+	   needs its parent's inline state), the threads go at once: a
+	   thread we injected a system call through keeps the trap flag of
+	   its single step until it is resumed, which a heaptrace killed
+	   while writing a profile would leave to SIGTRAP. Then the
+	   profiles end, then the inline state goes, and with it each
+	   ring's last copy here. */
 	release_threads(t);
 	ht_debug("detached");
+	pos = 0;
+	while (u64map_next(&t->procs, &pos, &key, &val))
+		tracer_end_profile(t, (struct tproc *)(uintptr_t)val);
+	pos = 0;
+	while (u64map_next(&t->procs, &pos, &key, &val))
+		inline_free((struct tproc *)(uintptr_t)val);
 }

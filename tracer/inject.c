@@ -1,14 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Running a system call inside a stopped tracee: point its pc at a syscall
-   instruction that already exists in its code, single-step over it, read
-   the result and put every register back. orig_rax is set to -1 so that a
-   thread stopped inside an interrupted system call does not have that call
-   "restarted" into ours; restoring the saved registers restores the
-   original restart exactly. */
+/* Running a system call inside a stopped tracee, in a way that survives
+   heaptrace's death at any moment (docs/inline-backend.md, "A target that
+   outlives heaptrace").
+
+   The thread's pc is pointed at a syscall instruction, with the call's
+   number and arguments in its registers, and it is resumed with
+   PTRACE_SYSCALL: to the call's entry stop, then to its exit stop,
+   where the result is read and every register put back. Never with
+   PTRACE_SINGLESTEP: a tracer that dies leaves a thread's trap flag set
+   (the kernel clears syscall tracing when it detaches a dead tracer's
+   tracees, not the trap flag), and the program then dies of SIGTRAP.
+
+   While the thread's registers are ours, a heaptrace that dies would leave
+   it to run them. So once the process has a scratch page, the syscall
+   instruction is the first of a routine there that, after the call, loads
+   every register of the thread from a save area written first, and jumps
+   back to where the thread was: it runs on as if nothing had happened (an
+   interrupted system call is restarted, as the kernel would have), and the
+   only trace is the call's own effect (a mapping, an fd). The call that
+   maps the first scratch page cannot have it: it uses a syscall
+   instruction found in the program's code, and its few microseconds stay
+   a window. orig_rax is set to -1 so that a thread stopped inside an
+   interrupted system call does not have that call "restarted" into ours;
+   its own call is restarted when its registers are put back. */
 #include "tracer_priv.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,29 +38,130 @@
 
 #include "common/err.h"
 
-/* Single-step TID once; signals that arrive meanwhile are remembered in
-   *PENDING_SIG (one is enough: the kernel queues the rest) for
-   re-delivery by the caller. */
+/* The routine (x86-64):
+     0:  syscall
+     2:  lea rsp, [rip + save]          the save area, as a stack to pop
+     9:  pop r15 ... pop rdi            15 registers
+     32: popfq
+     33: mov rsp, [rip + save + 128]
+     40: jmp [rip + save + 136]
+     46: int3 padding; 56: save: r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax
+         rcx rdx rsi rdi, rflags, rsp, rip
+   It only reads the page (which stays read-only and executable). */
+#define ROUTINE_SAVE 56
+#define ROUTINE_LEN (ROUTINE_SAVE + 18 * 8)
+
+static size_t
+routine_code(uint8_t *c)
+{
+	static const uint8_t pops[] = {
+		0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, /* r15-r12 */
+		0x5d, 0x5b,                                     /* rbp rbx */
+		0x41, 0x5b, 0x41, 0x5a, 0x41, 0x59, 0x41, 0x58, /* r11-r8 */
+		0x58, 0x59, 0x5a, 0x5e, 0x5f,   /* rax rcx rdx rsi rdi */
+		0x9d,                           /* popfq */
+	};
+	size_t n = 0;
+	c[n++] = 0x0f;
+	c[n++] = 0x05;
+	int32_t rel = ROUTINE_SAVE - 9;
+	c[n++] = 0x48; c[n++] = 0x8d; c[n++] = 0x25; /* lea rsp, [rip+rel] */
+	memcpy(c + n, &rel, 4);
+	n += 4;
+	memcpy(c + n, pops, sizeof(pops));
+	n += sizeof(pops);
+	rel = ROUTINE_SAVE + 128 - (int32_t)(n + 7);
+	c[n++] = 0x48; c[n++] = 0x8b; c[n++] = 0x25; /* mov rsp, [rip+rel] */
+	memcpy(c + n, &rel, 4);
+	n += 4;
+	rel = ROUTINE_SAVE + 136 - (int32_t)(n + 6);
+	c[n++] = 0xff; c[n++] = 0x25;                /* jmp [rip+rel] */
+	memcpy(c + n, &rel, 4);
+	n += 4;
+	while (n < ROUTINE_SAVE)
+		c[n++] = 0xcc;
+	return n;
+}
+
+/* R as it resumes: a system call it was stopped in (PTRACE_INTERRUPT in
+   a blocking call) is restarted, as the kernel restarts it when no
+   handler runs. The kernel would do it itself at the signal stop it was
+   taken from, but an injected call ends at a syscall stop, where it does
+   not. */
+static void
+restart_state(struct user_regs_struct *r)
+{
+	int64_t rax = (int64_t)r->rax;
+	if ((int64_t)r->orig_rax < 0)
+		return;
+	if (rax == -512 || rax == -513 || rax == -514) /* -ERESTART* */
+		r->rax = r->orig_rax;
+	else if (rax == -516) /* -ERESTART_RESTARTBLOCK */
+		r->rax = SYS_restart_syscall;
+	else
+		return;
+	r->rip -= 2;
+	r->orig_rax = (uint64_t)-1;
+}
+
+/* The routine's save area for R (see the routine). */
+static void
+resume_state(const struct user_regs_struct *regs, uint64_t out[18])
+{
+	struct user_regs_struct r = *regs;
+	restart_state(&r);
+	const uint64_t v[18] = {
+		r.r15, r.r14, r.r13, r.r12, r.rbp, r.rbx, r.r11, r.r10,
+		r.r9, r.r8, r.rax, r.rcx, r.rdx, r.rsi, r.rdi, r.eflags,
+		r.rsp, r.rip,
+	};
+	memcpy(out, v, sizeof(v));
+}
+
+/* The routine in a scratch page of P, made once P has one (making it may
+   map a page, through a plain injection). 0 when there is none yet. */
+static uint64_t
+routine_get(struct tproc *p, pid_t tid)
+{
+	if (p->inject_routine || !p->n_scratch)
+		return p->inject_routine;
+	uint64_t at;
+	uint8_t code[ROUTINE_SAVE];
+	size_t n = routine_code(code);
+	if (scratch_alloc(p, tid, p->scratch[0].addr, ROUTINE_LEN, &at) ||
+	    mem_write_code(p, tid, at, code, n))
+		return 0;
+	p->inject_routine = at;
+	return at;
+}
+
+/* Resume TID with PTRACE_SYSCALL until its next syscall stop of kind OP
+   (PTRACE_SYSCALL_INFO_ENTRY or _EXIT): a thread interrupted inside a
+   blocking call first reports that call's exit. Signals that arrive
+   meanwhile are remembered in *PENDING_SIG (one is enough: the kernel
+   queues the rest) for re-delivery by the caller. */
 static int
-step_once(pid_t tid, int *pending_sig)
+to_syscall_stop(pid_t tid, int op, int *pending_sig)
 {
 	for (;;) {
-		if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
+		if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL) < 0)
 			return -errno;
 		int status;
 		if (waitpid(tid, &status, __WALL) < 0)
 			return -errno;
 		if (WIFEXITED(status) || WIFSIGNALED(status))
 			return -ESRCH;
-		if (!WIFSTOPPED(status))
-			continue;
-		int sig = WSTOPSIG(status);
-		if (sig == SIGTRAP && (status >> 16) == 0)
-			return 0;
-		if ((status >> 16) != 0)
-			continue; /* an event stop: step again */
-		if (sig != SIGTRAP)
+		if (!WIFSTOPPED(status) || (status >> 16) != 0)
+			continue; /* an event stop: go on */
+		int sig = WSTOPSIG(status) & 0x7f;
+		if (sig != SIGTRAP) {
 			*pending_sig = sig;
+			continue;
+		}
+		struct __ptrace_syscall_info info;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info),
+			   &info) > 0 && info.op == op)
+			return 0;
 	}
 }
 
@@ -52,10 +172,20 @@ inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 	struct user_regs_struct saved, r;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &saved) < 0)
 		return -errno;
+	uint64_t routine = routine_get(p, tid);
 	r = saved;
+	if (routine) {
+		/* Written before the registers point there. */
+		uint64_t state[18];
+		resume_state(&saved, state);
+		int err = mem_write_code(p, tid, routine + ROUTINE_SAVE, state,
+					 sizeof(state));
+		if (err)
+			return err;
+	}
 	r.rax = (uint64_t)nr;
 	r.orig_rax = (uint64_t)-1;
-	r.rip = p->syscall_insn;
+	r.rip = routine ? routine : p->syscall_insn;
 	r.rdi = args[0];
 	r.rsi = args[1];
 	r.rdx = args[2];
@@ -65,12 +195,15 @@ inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 	if (ptrace(PTRACE_SETREGS, tid, NULL, &r) < 0)
 		return -errno;
 	int pending = 0;
-	int err = step_once(tid, &pending);
+	int err = to_syscall_stop(tid, PTRACE_SYSCALL_INFO_ENTRY, &pending);
+	if (!err)
+		err = to_syscall_stop(tid, PTRACE_SYSCALL_INFO_EXIT, &pending);
 	if (err)
 		return err;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0)
 		return -errno;
 	*ret = r.rax;
+	restart_state(&saved);
 	if (ptrace(PTRACE_SETREGS, tid, NULL, &saved) < 0)
 		return -errno;
 	if (pending)
@@ -81,6 +214,9 @@ inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 int
 inject_step_out(pid_t tid)
 {
+	/* One single step: a fork child reports no syscall exit on its way
+	   out of the kernel. The one window left (a tracer that dies during
+	   it leaves the trap flag set); it lasts a return to user mode. */
 	if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
 		return -errno;
 	int status;

@@ -7,7 +7,7 @@
    patched safely keep an int3 probe; the two paths mix freely because both
    are drained or handled in ring/stop order (every stop of a process first
    drains its ring). */
-#include "tracer_priv.h"
+#include "inline_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,42 +41,6 @@
    caps it at a quarter of the ring. */
 #define STACK_COPY 16384
 #define RECORD_WAIT_NS 2000000ULL /* a thread mid-record finishes quickly */
-
-struct inline_patch {
-	uint64_t addr;
-	size_t covered;
-	uint8_t orig[ARCH_RELOC_MAX_COVERED];
-	uint64_t orig_code; /* relocated prologue in the target */
-	uint64_t tramp;
-	enum ht_alloc_fn fn;
-	uint64_t obj_lo, obj_hi;
-};
-
-/* A vfork child of the ring's process, which runs in its memory: records
-   tagged with its TID are its own (inline_vfork_child). PROC NULL: it has
-   left, and its records still in the ring (before position GONE_HEAD)
-   are dropped. */
-struct vfork_route {
-	uint32_t tid;
-	struct tproc *proc;
-	uint64_t gone_head;
-};
-
-struct inline_proc {
-	struct tracer_ring *ring;
-	uint64_t ring_addr;   /* where the header is mapped in the target */
-	uint64_t blob;        /* the stub blob in the target */
-	struct inline_patch patches[RING_MAX_FNS];
-	unsigned n_patches;
-	bool broken;          /* the ring was corrupted: events are lost */
-	bool drain_time;      /* --time-unit=ms without a usable TSC: records
-				 are timed when drained */
-	struct tproc *owner;  /* the process whose memory holds the ring;
-				 NULL once gone (a vfork child outlived it) */
-	unsigned refs;        /* the owner and its vfork children */
-	struct vfork_route *vforks;
-	size_t n_vforks, cap_vforks;
-};
 
 static uint32_t
 stack_copy(const struct tracer *t)
@@ -202,6 +166,7 @@ inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near)
    only the trampoline and the jump remain to be written. */
 struct prepared {
 	struct inline_target *tg;
+	uint64_t syscall_pc;      /* a page call's, or 0 */
 	uint64_t area;            /* the trampoline, then the relocated copy */
 	struct arch_relocated rel;
 };
@@ -259,6 +224,10 @@ prepare_target(struct tproc *p, pid_t tid, struct prepared *pr)
 		err = arch_patch_range_is_safe(code, (size_t)n, tg->addr,
 					       pr->rel.covered, why,
 					       sizeof(why));
+	if (!err && (tg->hook == RING_CLASS_PAGE ||
+		     tg->hook == RING_CLASS_PAGE_ENTRY) &&
+	    arch_find_syscall(code, (size_t)n, tg->addr, &pr->syscall_pc))
+		pr->syscall_pc = 0;
 	if (err) {
 		ht_debug("%s at 0x%llx keeps its int3: %s",
 			 ht_alloc_fn_name(tg->fn), (unsigned long long)tg->addr,
@@ -304,7 +273,14 @@ static int
 move_threads_out(pid_t self, const struct stopall *s,
 		 const struct prepared *pr)
 {
-	int err = move_thread_out(self, pr, false);
+	/* SELF is among S's threads when S was made without one (attach):
+	   its stop is ours, so it can be moved like the others. */
+	int err = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->threads[i].tid == self)
+			self = 0;
+	if (self)
+		err = move_thread_out(self, pr, false);
 	for (size_t i = 0; !err && i < s->n; i++)
 		if (s->threads[i].state == STOPALL_HERE ||
 		    s->threads[i].state == STOPALL_ELSEWHERE)
@@ -322,7 +298,11 @@ commit_target(struct tproc *p, pid_t tid, struct inline_proc *ip,
 	if (ip->n_patches >= RING_MAX_FNS)
 		return -ENOSPC;
 	unsigned idx = ip->n_patches;
-	int err = tracer_ring_fn_set(ip->ring, idx, tg->fn, tg->addr,
+	int err = tg->hook
+		? tracer_ring_hook_set(ip->ring, idx, (enum ring_class)tg->hook,
+				       tg->hook_fn, tg->addr, copy_addr(pr),
+				       tg->lo, tg->hi)
+		: tracer_ring_fn_set(ip->ring, idx, tg->fn, tg->addr,
 				     copy_addr(pr), tg->lo, tg->hi);
 	if (err)
 		return err;
@@ -344,12 +324,16 @@ commit_target(struct tproc *p, pid_t tid, struct inline_proc *ip,
 	*pa = (struct inline_patch){
 		.addr = tg->addr, .covered = pr->rel.covered,
 		.orig_code = copy_addr(pr), .tramp = pr->area, .fn = tg->fn,
-		.obj_lo = tg->lo, .obj_hi = tg->hi,
+		.hook = tg->hook, .hook_fn = tg->hook_fn,
+		.syscall_pc = pr->syscall_pc, .obj_lo = tg->lo, .obj_hi = tg->hi,
 	};
 	memcpy(pa->orig, pr->rel.orig, pr->rel.covered);
 	ip->n_patches++;
 	ht_debug("process %d: %s at 0x%llx patched inline (%zu bytes)",
-		 (int)p->pid, ht_alloc_fn_name(tg->fn),
+		 (int)p->pid, tg->hook == RING_CLASS_NOTIFY ? "_dl_debug_state"
+			      : tg->hook == RING_CLASS_EXIT ? "_exit"
+			      : tg->hook ? "a page call"
+			      : ht_alloc_fn_name(tg->fn),
 		 (unsigned long long)tg->addr, pr->rel.covered);
 	return 0;
 }
@@ -360,18 +344,19 @@ static void
 commit_all(struct tracer *t, struct tproc *p, pid_t tid, struct prepared *ready,
 	   size_t n)
 {
-	struct stopall s;
-	int err = stopall_begin(t, p, tid, &s);
+	/* Attaching, every thread is held already (t->holding). */
+	struct stopall own, *s = t->holding ? t->holding : &own;
+	int err = t->holding ? 0 : stopall_begin(t, p, tid, &own);
 	if (!err)
 		ht_debug("process %d: patching %zu functions, %zu other "
-			 "threads stopped", (int)p->pid, n, s.n);
+			 "threads stopped", (int)p->pid, n, s->n);
 	for (size_t i = 0; i < n; i++) {
-		int e = err ? err : move_threads_out(tid, &s, &ready[i]);
+		int e = err ? err : move_threads_out(tid, s, &ready[i]);
 		ready[i].tg->err = e ? e : commit_target(p, tid, p->inl,
 							  &ready[i]);
 	}
-	if (!err)
-		stopall_end(&s);
+	if (!err && !t->holding)
+		stopall_end(&own);
 }
 
 void
@@ -406,122 +391,7 @@ inline_active(const struct tproc *p)
 	return p->inl && p->inl->n_patches;
 }
 
-/* ---- Draining ---- */
-
-struct drain_ctx {
-	struct tracer *t;
-	struct inline_proc *ip;
-};
-
-/* The process whose call thread TID recorded in IP's ring: a vfork
-   child's, whose records carry its tid (inline_vfork_child), else the
-   ring's own. NULL when that process is gone. */
-static struct tproc *
-record_proc(const struct inline_proc *ip, uint32_t tid)
-{
-	for (size_t i = 0; i < ip->n_vforks; i++)
-		if (ip->vforks[i].tid == tid)
-			return ip->vforks[i].proc;
-	return ip->owner;
-}
-
-/* The session's clock (tracer_clock) at the call IT records: its stamp
-   when the clock is milliseconds and the ring stamps, else the drain's
-   time. */
-static uint64_t
-record_clock(struct tracer *t, const struct tproc *p,
-	     const struct tracer_ring_item *it)
-{
-	if (t->opt->time_unit != HT_TIME_MS || !it->time_ns)
-		return tracer_clock(t, p);
-	/* Whole milliseconds since the start, as tracer_now_ms counts. */
-	uint64_t ms = it->time_ns / 1000000;
-	return ms > t->t0_ms ? ms - t->t0_ms : 0;
-}
-
-static int
-deliver(void *arg, const struct tracer_ring_item *it)
-{
-	struct drain_ctx *d = arg;
-	if (!it->has_event)
-		return 0;
-	struct tproc *p = record_proc(d->ip, it->ev.tid);
-	if (!p || !p->profiling)
-		return 0;
-	struct ht_event ev = it->ev;
-	struct tracer *t = d->t;
-	if ((ev.kind == HT_EV_ALLOC || ev.kind == HT_EV_REALLOC) && it->npcs) {
-		/* Walked in the target: what UNWIND gives, return addresses
-		   minus one as it makes them. */
-		unsigned n = it->npcs < t->max_pcs ? it->npcs : t->max_pcs;
-		t->pcs_scratch[0] = it->pcs[0];
-		for (unsigned i = 1; i < n; i++)
-			t->pcs_scratch[i] = it->pcs[i] - 1;
-		ev.npcs = n;
-		ev.pcs = t->pcs_scratch;
-	} else if (ev.kind == HT_EV_ALLOC || ev.kind == HT_EV_REALLOC) {
-		/* The thread has run on: only the copied bytes are its stack
-		   as it was at the call. */
-		struct tracer_capture cap = it->cap;
-		cap.running = true;
-		ev.npcs = t->sink->unwind(t->sink->ctx, p->pid, &cap,
-					  t->pcs_scratch, t->max_pcs);
-		ev.pcs = t->pcs_scratch;
-	}
-	ev.time = record_clock(t, p, it);
-	t->sink->event(t->sink->ctx, p->pid, &ev);
-	return 0;
-}
-
-/* Forget the vfork children that left IP's memory once none of their
-   records can be in the ring any more. */
-static void
-routes_prune(struct inline_proc *ip)
-{
-	uint64_t tail = tracer_ring_header(ip->ring)->tail;
-	size_t kept = 0;
-	for (size_t i = 0; i < ip->n_vforks; i++) {
-		const struct vfork_route *r = &ip->vforks[i];
-		if (!r->proc && (int64_t)(tail - r->gone_head) >= 0)
-			continue;
-		ip->vforks[kept++] = *r;
-	}
-	ip->n_vforks = kept;
-}
-
-long
-inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns)
-{
-	struct inline_proc *ip = p->inl;
-	if (!ip || ip->broken)
-		return 0;
-	struct drain_ctx d = { .t = t, .ip = ip };
-	long n = tracer_ring_drain(ip->ring, wait_ns, deliver, &d);
-	if (ip->n_vforks)
-		routes_prune(ip);
-	if (n < 0) {
-		ip->broken = true;
-		ht_error("process %d: the event ring is corrupted; events "
-			 "from now on are lost", (int)p->pid);
-	}
-	return n;
-}
-
-long
-inline_drain_all(struct tracer *t)
-{
-	long total = 0;
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&t->procs, &pos, &key, &val)) {
-		long n = inline_drain(t, (struct tproc *)(uintptr_t)val, 0);
-		if (n > 0)
-			total += n;
-	}
-	return total;
-}
-
-/* ---- The stub's traps ---- */
+/* ---- Unwinding rules and thread entries for the stubs ---- */
 
 /* The stack mapping holding SP, from /proc: a thread's copies must stay
    inside it. The main thread's stack grows down on demand, so its low
@@ -597,33 +467,90 @@ rule_publish(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	return err == 0;
 }
 
-/* The frames above the one a stub stopped at (RING_TRAP_RULE, REGS) are
-   usually as new as it is: walk on from it over a copy of the stopped
-   thread's stack, by the rules the stubs follow, and publish the rules met
-   on the way, so that a new stack costs one stop rather than one per new
-   frame. Only an optimisation: the stub still checks every frame. */
+/* A stack the stub copied because a frame's rule was missing: walk it
+   as the stubs would, over the copy, and publish the rule of every frame
+   on the way that has none, so that the next stack through these frames
+   is walked in the target (the stub never waits for a rule). */
 static void
-rule_lookahead(struct tracer *t, struct tproc *p, struct inline_proc *ip,
-	       pid_t tid, const struct user_regs_struct *regs)
+rules_from_copy(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+		const struct tracer_capture *cap)
 {
 	struct ring_header *h = tracer_ring_header(ip->ring);
+	uint64_t rsp = cap->regs.rsp;
 	struct ring_walk w = {
-		.rsp = regs->rsi,
-		.rbp = regs->rdx,
-		.known = (uint32_t)regs->rcx &
-			 (RING_WALK_RSP | RING_WALK_RBP | RING_WALK_RA),
-		.ra = regs->r8,
-		.lo = regs->rsi,
+		.rsp = rsp,
+		.rbp = cap->regs.rbp,
+		.ra = cap->regs.rip,
+		.known = RING_WALK_RSP | RING_WALK_RBP | RING_WALK_RA,
+		.lo = rsp,
+		.hi = rsp + cap->len,
+		.bias = (uint64_t)(uintptr_t)cap->stack - rsp,
 	};
-	uint64_t len = regs->r9 > w.lo ? regs->r9 - w.lo : 0;
+	uint64_t at = cap->regs.rip; /* the innermost frame: at its pc */
+	for (uint32_t k = 0; at && k < h->walk_max; k++) {
+		const struct ring_rule *ru = ring_rule_lookup(h, at);
+		if (!ru && rule_publish(t, p, ip, at))
+			ru = ring_rule_lookup(h, at);
+		if (!ru || ru->kind == RING_RULE_COPY ||
+		    ring_walk_step(&w, ru) <= 0 || w.ra == 0)
+			break;
+		at = w.ra - 1;
+	}
+}
+
+/* Give TC, whose thread pointer is TCB and stack pointer SP, its entry. */
+static void
+thread_entry_set(struct inline_proc *ip, struct tracee *tc, uint64_t tcb,
+		 uint64_t sp)
+{
+	struct tproc *p = tc->proc;
+	uint64_t lo, hi;
+	stack_bounds(p->pid, sp, &lo, &hi);
+	int err = tracer_ring_thread_set(ip->ring, tcb, (uint32_t)tc->tid, lo,
+					 hi);
+	if (err) {
+		ht_debug("thread %d: no thread-table entry (%s): its calls "
+			 "go unrecorded", (int)tc->tid, ht_strerror(err));
+		return;
+	}
+	/* A vfork child's entry is its parent thread's (the same thread
+	   pointer), which keeps it when the child leaves. */
+	if (ip->owner == p)
+		tc->tcb = tcb;
+}
+
+void
+inline_thread_known(struct tracer *t, struct tracee *tc)
+{
+	(void)t;
+	struct inline_proc *ip = tc->proc ? tc->proc->inl : NULL;
+	struct user_regs_struct regs;
+	/* Before its thread pointer is set up (exec), its first NOTIFY
+	   brings it. */
+	if (ip && ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) == 0 &&
+	    regs.fs_base)
+		thread_entry_set(ip, tc, regs.fs_base, regs.rsp);
+}
+
+/* The rule of lookup pc AT, asked for by a stub whose walk stands at W
+   on thread TID's stack: publish it and, since the frames above are
+   usually as new, walk on over a copy of that stack (the thread waits in
+   its stub: the stack above the frame does not move) by the rules the
+   stubs follow, publishing those met on the way, so that a new stack
+   costs one question rather than one per new frame. */
+static void
+rule_lookahead(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	       pid_t tid, uint64_t at, struct ring_walk w)
+{
+	struct ring_header *h = tracer_ring_header(ip->ring);
+	uint64_t len = w.hi > w.lo ? w.hi - w.lo : 0;
 	if (len > LOOKAHEAD_STACK)
 		len = LOOKAHEAD_STACK;
 	uint8_t *copy = ht_xmalloc(LOOKAHEAD_STACK);
 	ssize_t n = len ? mem_read(tid, w.lo, copy, len) : 0;
 	w.hi = w.lo + (uint64_t)(n > 0 ? n : 0);
 	w.bias = (uint64_t)(uintptr_t)copy - w.lo;
-	uint64_t at = regs->rdi;
-	for (uint32_t k = 0; k < h->walk_max; k++) {
+	for (uint32_t k = 0; at && k < h->walk_max; k++) {
 		const struct ring_rule *ru = ring_rule_lookup(h, at);
 		if (!ru && rule_publish(t, p, ip, at))
 			ru = ring_rule_lookup(h, at);
@@ -635,56 +562,224 @@ rule_lookahead(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	free(copy);
 }
 
-/* RING_TRAP_RULE of TC (REGS): publish the rule the stub asks for, and
-   those of the frames above. Returns false when the stub is to copy this
-   record's stack instead. */
-static bool
-rule_trap(struct tracer *t, struct tproc *p, struct inline_proc *ip,
-	  pid_t tid, const struct user_regs_struct *regs)
+/* A RULE question (ring.h): the rule, and those above it. Before the
+   profile starts the records are dropped anyway: no answer but "go on"
+   (the stub then copies). */
+static void
+on_rule(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	const struct tracer_ring_item *it)
 {
-	/* Before the profile starts the records are dropped anyway. */
-	if (!t->sink->stub_rule || !p->profiling ||
-	    !rule_publish(t, p, ip, regs->rdi))
-		return false;
-	rule_lookahead(t, p, ip, tid, regs);
-	return true;
+	const struct ring_record *rec = it->rec;
+	if (t->sink->stub_rule && p->profiling && it->npcs == 3) {
+		struct ring_walk w = {
+			.rsp = rec->args[2],
+			.rbp = rec->result,
+			.ra = it->pcs[0],
+			.known = (uint32_t)it->pcs[1] &
+				 (RING_WALK_RSP | RING_WALK_RBP | RING_WALK_RA),
+			.lo = rec->args[2],
+			.hi = it->pcs[2],
+		};
+		rule_lookahead(t, p, ip, (pid_t)rec->tid, rec->args[1], w);
+	}
+	tracer_ring_notify_ack(ip->ring, (uint32_t)rec->args[0]);
 }
 
-bool
-inline_on_trap(struct tracer *t, struct tracee *tc,
-	       struct user_regs_struct *regs)
+/* ---- NOTIFY: ld.so changed the link map ---- */
+
+/* REC's thread of P waits in its stub for an answer: to a NOTIFY (it
+   called _dl_debug_state: read the link map as a debugger would at its
+   breakpoint, so that probes go into new objects and the stubs' rules are
+   forgotten) or to a THREAD request (it has no entry). Either way the
+   thread gets its entry if it has none and its thread pointer is set up
+   (ld.so's first calls run before). Every record before REC is
+   delivered. */
+static void
+on_notify(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	  const struct ring_record *rec)
 {
-	struct tproc *p = tc->proc;
-	struct inline_proc *ip = p ? p->inl : NULL;
-	uint64_t at = regs->rip - 1;
-	if (!ip || at < ip->blob || at >= ip->blob + STUB_BLOB_LEN)
-		return false;
-	if (regs->rax == RING_TRAP_MISS) {
-		uint64_t lo, hi;
-		stack_bounds(p->pid, regs->rsi, &lo, &hi);
-		if (tracer_ring_thread_set(ip->ring, regs->rdi, (uint32_t)tc->tid,
-					   lo, hi) == 0) {
-			/* A vfork child's entry is its parent thread's (the
-			   same thread pointer), which keeps it when the
-			   child leaves (inline_vfork_done). */
-			if (ip->owner == p)
-				tc->tcb = regs->rdi;
-		} else {
-			regs->rax = RING_RESUME_PASS;
-			ptrace(PTRACE_SETREGS, tc->tid, NULL, regs);
-		}
-	} else if (regs->rax == RING_TRAP_FULL) {
-		inline_drain(t, p, 0);
-	} else if (regs->rax == RING_TRAP_RULE) {
-		if (!rule_trap(t, p, ip, tc->tid, regs)) {
-			regs->rax = RING_RESUME_COPY;
-			ptrace(PTRACE_SETREGS, tc->tid, NULL, regs);
-		}
-	} else {
-		return false;
+	uint32_t seq = (uint32_t)rec->args[0];
+	if (rec->kind == RING_REC_NOTIFY)
+		loader_debug_state(t, p, (pid_t)rec->tid, false);
+	struct tracee *tc = tracee_get(t, (pid_t)rec->tid);
+	/* Insert or update: an exec leaves TC's old thread pointer behind. */
+	if (tc && tc->proc == p && rec->args[1])
+		thread_entry_set(ip, tc, rec->args[1], rec->args[2]);
+	tracer_ring_notify_ack(ip->ring, seq);
+}
+
+/* ---- Draining ---- */
+
+struct drain_ctx {
+	struct tracer *t;
+	struct inline_proc *ip;
+};
+
+/* The process whose call thread TID recorded in IP's ring: a vfork
+   child's, whose records carry its tid (inline_vfork_child), else the
+   ring's own. NULL when that process is gone. */
+static struct tproc *
+record_proc(const struct inline_proc *ip, uint32_t tid)
+{
+	for (size_t i = 0; i < ip->n_vforks; i++)
+		if (ip->vforks[i].tid == tid)
+			return ip->vforks[i].proc;
+	return ip->owner;
+}
+
+/* The session's clock (tracer_clock) at the call IT records: its stamp
+   when the clock is milliseconds and the ring stamps, else the drain's
+   time. */
+static uint64_t
+record_clock(struct tracer *t, const struct tproc *p,
+	     const struct tracer_ring_item *it)
+{
+	if (t->opt->time_unit != HT_TIME_MS || !it->time_ns)
+		return tracer_clock(t, p);
+	/* Whole milliseconds since the start, as tracer_now_ms counts. */
+	uint64_t ms = it->time_ns / 1000000;
+	return ms > t->t0_ms ? ms - t->t0_ms : 0;
+}
+
+/* REC's questions: a stub waits for the answer to a NOTIFY, a THREAD or
+   a RULE; a stack copied for want of a rule teaches the stubs its
+   frames' rules. */
+static void
+answer(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+       const struct tracer_ring_item *it)
+{
+	switch (it->rec->kind) {
+	case RING_REC_NOTIFY:
+	case RING_REC_THREAD:
+		on_notify(t, p, ip, it->rec);
+		break;
+	case RING_REC_RULE:
+		on_rule(t, p, ip, it);
+		break;
+	default:
+		if (it->copied == RING_COPY_RULE && t->sink->stub_rule &&
+		    p->profiling)
+			rules_from_copy(t, p, ip, &it->cap);
+		break;
 	}
-	ptrace(PTRACE_CONT, tc->tid, NULL, NULL);
-	return true;
+}
+
+/* The innermost frame of REC's stack, whose function's entry is ENTRY:
+   a page call's is its syscall instruction, where a syscall stop (the
+   seccomp path, and Massif) sees it. */
+static uint64_t
+innermost(const struct inline_proc *ip, const struct ring_record *rec,
+	  uint64_t entry)
+{
+	if (rec->kind != RING_REC_PAGE)
+		return entry;
+	for (unsigned i = 0; i < ip->n_patches; i++)
+		if (ip->patches[i].addr == entry && ip->patches[i].syscall_pc)
+			return ip->patches[i].syscall_pc;
+	return entry;
+}
+
+/* The event IT reports for P into *EV, stack aside; false for none. */
+static bool
+record_event(struct tproc *p, const struct tracer_ring_item *it,
+	     struct ht_event *ev)
+{
+	*ev = it->ev;
+	if (it->rec->kind == RING_REC_PAGE)
+		return pagecalls_describe_inline(p, it->rec->fn, it->rec->args,
+						 it->rec->result, ev);
+	return it->has_event;
+}
+
+static int
+deliver(void *arg, const struct tracer_ring_item *it)
+{
+	struct drain_ctx *d = arg;
+	struct tracer *t = d->t;
+	struct tproc *p = record_proc(d->ip, it->rec->tid);
+	if (!p)
+		return 0;
+	answer(t, p, d->ip, it);
+	struct ht_event ev;
+	if (!record_event(p, it, &ev) || !p->profiling)
+		return 0;
+	ev.time = record_clock(t, p, it);
+	if (t->opt->stacks) {
+		struct tracee *tc = tracee_get(t, (pid_t)it->rec->tid);
+		if (tc)
+			stacksample_report(t, tc, it->rec->sp, ev.time);
+	}
+	if (it->npcs) {
+		/* Walked in the target: what UNWIND gives, return addresses
+		   minus one as it makes them. */
+		unsigned n = it->npcs < t->max_pcs ? it->npcs : t->max_pcs;
+		t->pcs_scratch[0] = innermost(d->ip, it->rec, it->pcs[0]);
+		for (unsigned i = 1; i < n; i++)
+			t->pcs_scratch[i] = it->pcs[i] - 1;
+		ev.npcs = n;
+		ev.pcs = t->pcs_scratch;
+	} else if (it->copied) {
+		/* The thread has run on: only the copied bytes are its stack
+		   as it was at the call. */
+		struct tracer_capture cap = it->cap;
+		cap.running = true;
+		ev.npcs = t->sink->unwind(t->sink->ctx, p->pid, &cap,
+					  t->pcs_scratch, t->max_pcs);
+		ev.pcs = t->pcs_scratch;
+		if (ev.npcs)
+			t->pcs_scratch[0] = innermost(d->ip, it->rec,
+						      t->pcs_scratch[0]);
+	}
+	t->sink->event(t->sink->ctx, p->pid, &ev);
+	return 0;
+}
+
+/* Forget the vfork children that left IP's memory once none of their
+   records can be in the ring any more. */
+static void
+routes_prune(struct inline_proc *ip)
+{
+	uint64_t tail = tracer_ring_header(ip->ring)->tail;
+	size_t kept = 0;
+	for (size_t i = 0; i < ip->n_vforks; i++) {
+		const struct vfork_route *r = &ip->vforks[i];
+		if (!r->proc && (int64_t)(tail - r->gone_head) >= 0)
+			continue;
+		ip->vforks[kept++] = *r;
+	}
+	ip->n_vforks = kept;
+}
+
+long
+inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns)
+{
+	struct inline_proc *ip = p->inl;
+	if (!ip || ip->broken)
+		return 0;
+	struct drain_ctx d = { .t = t, .ip = ip };
+	long n = tracer_ring_drain(ip->ring, wait_ns, deliver, &d);
+	if (ip->n_vforks)
+		routes_prune(ip);
+	if (n < 0) {
+		ip->broken = true;
+		ht_error("process %d: the event ring is corrupted; events "
+			 "from now on are lost", (int)p->pid);
+	}
+	return n;
+}
+
+long
+inline_drain_all(struct tracer *t)
+{
+	long total = 0;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->procs, &pos, &key, &val)) {
+		long n = inline_drain(t, (struct tproc *)(uintptr_t)val, 0);
+		if (n > 0)
+			total += n;
+	}
+	return total;
 }
 
 void
@@ -695,6 +790,35 @@ inline_thread_gone(struct tracer *t, struct tracee *tc)
 		return;
 	inline_drain(t, p, RECORD_WAIT_NS);
 	tracer_ring_thread_remove(p->inl->ring, tc->tcb);
+}
+
+bool
+inline_ring_extent(const struct tproc *p, uint64_t *lo, uint64_t *hi)
+{
+	if (!p->inl || !p->inl->ring_addr)
+		return false;
+	struct tracer_ring_layout l;
+	tracer_ring_layout(p->inl->ring, &l);
+	*lo = p->inl->ring_addr;
+	*hi = p->inl->ring_addr + l.map_len;
+	return true;
+}
+
+uint32_t *
+inline_doorbell(struct tproc *p)
+{
+	/* A vfork child shares its parent's ring: counted once, there. */
+	if (!p->inl || p->inl->owner != p)
+		return NULL;
+	return &tracer_ring_header(p->inl->ring)->doorbell;
+}
+
+void
+inline_exit_frees(struct tproc *p)
+{
+	if (p->inl)
+		tracer_ring_freeres_set(p->inl->ring, p->freeres[0],
+					p->freeres[1]);
 }
 
 void
@@ -728,8 +852,8 @@ inline_report(struct tproc *p)
 		 "walking off, %llu off the thread's stack, %llu at a frame "
 		 "the stub cannot follow, %llu for a read out of bounds, %llu "
 		 "across a rule-table reset); %llu rules published (%llu "
-		 "misses, %llu resets); %llu thread-table misses, %llu waits "
-		 "for room", (int)p->pid,
+		 "misses, %llu resets); %llu calls unrecorded (thread "
+		 "unknown), %llu waits for room, %llu notify time-outs", (int)p->pid,
 		 (unsigned long long)st.records, (unsigned long long)st.bytes,
 		 (unsigned long long)st.walked, (unsigned long long)copied,
 		 (unsigned long long)st.copied[RING_COPY_OFF],
@@ -738,10 +862,11 @@ inline_report(struct tproc *p)
 		 (unsigned long long)st.copied[RING_COPY_BOUNDS],
 		 (unsigned long long)st.copied[RING_COPY_RESET],
 		 (unsigned long long)st.rules,
-		 (unsigned long long)hs->rule_traps,
+		 (unsigned long long)hs->rule_misses,
 		 (unsigned long long)st.resets,
-		 (unsigned long long)hs->miss_traps,
-		 (unsigned long long)hs->full_traps);
+		 (unsigned long long)hs->miss_pass,
+		 (unsigned long long)hs->full_waits,
+		 (unsigned long long)hs->notify_timeouts);
 }
 
 /* P, a vfork child running in IP's memory, is gone or has exec'd: its
@@ -807,8 +932,20 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	err = ring_new(t, child, ip);
 	for (unsigned i = 0; !err && i < ip->n_patches; i++) {
 		const struct inline_patch *pa = &ip->patches[i];
-		err = tracer_ring_fn_set(ip->ring, i, pa->fn, pa->addr,
-					 pa->orig_code, pa->obj_lo, pa->obj_hi);
+		err = pa->hook
+			? tracer_ring_hook_set(ip->ring, i,
+					       (enum ring_class)pa->hook,
+					       pa->hook_fn, pa->addr,
+					       pa->orig_code, pa->obj_lo,
+					       pa->obj_hi)
+			: tracer_ring_fn_set(ip->ring, i, pa->fn, pa->addr,
+					     pa->orig_code, pa->obj_lo,
+					     pa->obj_hi);
+	}
+	if (!err) {
+		const struct ring_header *ph = tracer_ring_header(pp->ring);
+		tracer_ring_freeres_set(ip->ring, ph->freeres[0],
+					ph->freeres[1]);
 	}
 	uint64_t want = pp->ring_addr;
 	if (!err)

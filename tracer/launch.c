@@ -92,15 +92,20 @@ tracer_check_program(char *const argv[], char *err, size_t errlen)
 }
 
 /* Options every traced task gets (new ones inherit them): every
-   descendant is followed, and all die with the tracer, which matters most
-   with the seccomp filter (a traced call fails without a tracer). */
+   descendant is followed. No PTRACE_O_EXITKILL: like strace or gdb, a
+   heaptrace that dies leaves the program running (the inline path's
+   stubs then pass every call through; ring.h). */
 #define TRACE_OPTIONS                                                       \
 	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |   \
-	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
+	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC |                     \
+	 PTRACE_O_TRACESYSGOOD) /* inject.c tells its syscall stops apart */
 
 /* The stops of --pages-as-heap=yes: the filter's, then the syscall exit
-   (told from a SIGTRAP by TRACESYSGOOD). */
-#define PAGE_TRACE_OPTIONS (PTRACE_O_TRACESECCOMP | PTRACE_O_TRACESYSGOOD)
+   (told from a SIGTRAP by TRACESYSGOOD). The filter cannot be removed and
+   its calls fail with ENOSYS once no tracer answers them, so there the
+   program dies with heaptrace (EXITKILL) rather than run on broken. */
+#define PAGE_TRACE_OPTIONS                                                  \
+	(PTRACE_O_TRACESECCOMP | PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)
 
 /* In the child: wait for the tracer, then exec ARGV. A failure is sent
    down ERR_FD as {stage, errno}. */

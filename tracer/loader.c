@@ -39,6 +39,7 @@
 
 #include "common/err.h"
 #include "elfsym.h"
+#include "tracer/inline/ring.h"
 
 struct alloc_symbol {
 	const char *name;
@@ -131,15 +132,57 @@ object_extent(pid_t pid, const char *path, uint64_t *lo, uint64_t *hi)
    wanted, setting each one's ERR: 0 when patched (an alias of a function
    already patched, as memalign and aligned_alloc share code, counts as
    done), negative when it is left to an int3 probe. */
+/* Page calls through the inline path: attached with --pages-as-heap=yes,
+   where no seccomp filter may go in (it would outlive the session), and
+   a stop at every system call would cost the program most of its speed.
+   A program that runs under heaptrace from its start has the filter. */
+static bool
+page_calls_inline(const struct tracer *t)
+{
+	return t->opt->pages_as_heap && t->attached &&
+	       t->opt->backend != HT_BACKEND_PTRACE;
+}
+
+/* The inline path is wanted: not --backend=ptrace, nor page calls caught
+   by the seccomp filter. */
+static bool
+inline_wanted(const struct tracer *t)
+{
+	return t->opt->backend != HT_BACKEND_PTRACE &&
+	       (!t->opt->pages_as_heap || page_calls_inline(t));
+}
+
+/* The page calls' wrappers (page_calls_inline): libc's, and ld.so's own
+   private copies, each object's own definitions (not the first object's
+   only: each object's calls go to its own). munmap and shmdt are recorded
+   at their entry, before the pages can be mapped again by another
+   thread; the others at their return, with their result. Calls made by
+   a direct system call, not a wrapper, are not seen. */
+static const struct page_symbol {
+	const char *name;
+	enum ring_class cls;
+	enum ring_page_fn fn;
+} page_symbols[] = {
+	{ "mmap", RING_CLASS_PAGE, RING_PAGE_MMAP },
+	{ "__mmap", RING_CLASS_PAGE, RING_PAGE_MMAP },
+	{ "munmap", RING_CLASS_PAGE_ENTRY, RING_PAGE_MUNMAP },
+	{ "__munmap", RING_CLASS_PAGE_ENTRY, RING_PAGE_MUNMAP },
+	{ "mremap", RING_CLASS_PAGE, RING_PAGE_MREMAP },
+	{ "__mremap", RING_CLASS_PAGE, RING_PAGE_MREMAP },
+	{ "brk", RING_CLASS_PAGE, RING_PAGE_BRK },
+	{ "__brk", RING_CLASS_PAGE, RING_PAGE_BRK },
+	{ "shmat", RING_CLASS_PAGE, RING_PAGE_SHMAT },
+	{ "shmdt", RING_CLASS_PAGE_ENTRY, RING_PAGE_SHMDT },
+};
+#define N_PAGE_SYMBOLS (sizeof(page_symbols) / sizeof(*page_symbols))
+
 static void
 patch_inline(struct tracer *t, struct tproc *p, pid_t tid,
 	     struct inline_target *targets, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		targets[i].err = -ENOTSUP;
-	/* --stacks=yes samples the stack pointer at each call's stop; an
-	   inline record does not carry it. */
-	if (!n || t->opt->backend == HT_BACKEND_PTRACE || t->opt->stacks)
+	if (!n || !inline_wanted(t))
 		return;
 	if (!p->inl) {
 		int err = inline_setup(t, p, tid, targets[0].addr);
@@ -184,33 +227,81 @@ malloc_bound_here(struct tracer *t, struct tproc *p,
 	return !glibc;
 }
 
-/* The allocator entries bound at one stop, for patching together: the
-   target's threads are stopped once for all of them (tracer/stopall.c). */
+/* The entries bound at one stop, for patching together: the target's
+   threads are stopped once for all of them (tracer/stopall.c). The
+   allocator's, and _exit's (--massif-compat=yes). */
+#define MAX_BINDINGS (N_ALLOC_SYMBOLS + 1 + 32)
 struct bindings {
 	size_t n;
-	struct inline_target targets[N_ALLOC_SYMBOLS];
-	const struct alloc_symbol *of[N_ALLOC_SYMBOLS];
+	struct inline_target targets[MAX_BINDINGS];
+	enum probe_role role[MAX_BINDINGS]; /* if patching fails */
 };
 
-/* Patch B's entries, and plant an int3 probe on each one that could not
-   be patched. */
 static void
-bind_all(struct tracer *t, struct tproc *p, pid_t tid, struct bindings *b)
+binding_add(struct bindings *b, struct inline_target tg, enum probe_role role)
+{
+	if (b->n == MAX_BINDINGS)
+		return; /* cannot happen: at most one object's symbols */
+	b->targets[b->n] = tg;
+	b->role[b->n++] = role;
+}
+
+/* Patch B's entries, and plant an int3 probe on each one that could not
+   be patched. TID is stopped; P's other threads are stopped around the
+   writes. */
+static void
+bind_stopped(struct tracer *t, struct tproc *p, pid_t tid, struct bindings *b)
 {
 	patch_inline(t, p, tid, b->targets, b->n);
 	for (size_t k = 0; k < b->n; k++) {
 		const struct inline_target *tg = &b->targets[k];
-		/* an alias of a function given an int3 just before */
+		/* an alias of a function given an int3 just before; a page
+		   call has no breakpoint path after an attach (no stop at
+		   every system call either): it goes unseen */
 		if (!tg->err || probe_find(p, tg->addr))
 			continue;
-		int err = probe_plant(p, tid, tg->addr, b->of[k]->role,
-				      b->of[k]->fn, tg->lo, tg->hi);
+		if (tg->hook == RING_CLASS_PAGE ||
+		    tg->hook == RING_CLASS_PAGE_ENTRY) {
+			ht_warn("process %d: a page call at 0x%llx cannot be "
+				"patched: its calls are not seen", (int)p->pid,
+				(unsigned long long)tg->addr);
+			continue;
+		}
+		int err = probe_plant(p, tid, tg->addr, b->role[k], tg->fn,
+				      tg->lo, tg->hi);
 		if (err)
 			ht_debug("no probe on %s at 0x%llx: %s",
-				 b->of[k]->name, (unsigned long long)tg->addr,
+				 ht_alloc_fn_name(tg->fn),
+				 (unsigned long long)tg->addr,
 				 ht_strerror(err));
 	}
+}
+
+/* bind_stopped, TID stopped or not (STOPPED false: it waits in its
+   _dl_debug_state stub, and P's threads are all stopped first, unless
+   they are held already). */
+static void
+bind_all(struct tracer *t, struct tproc *p, pid_t tid, bool stopped,
+	 struct bindings *b)
+{
+	if (b->n && !stopped && !t->holding) {
+		struct stopall s;
+		int err = stopall_begin(t, p, 0, &s);
+		if (err) {
+			ht_warn("process %d: cannot stop its threads to probe "
+				"a new library (%s): its calls are not seen",
+				(int)p->pid, ht_strerror(err));
+		} else {
+			t->holding = &s;
+			bind_stopped(t, p, tid, b);
+			t->holding = NULL;
+			stopall_end(&s);
+		}
+	} else if (b->n) {
+		bind_stopped(t, p, tid, b);
+	}
 	b->n = 0;
+	inline_exit_frees(p);
 }
 
 /* Add to B every allocator symbol OBJ defines that no earlier object did,
@@ -245,18 +336,34 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 		uint64_t addr = bias + sym.vaddr;
 		if (probe_find(p, addr))
 			continue;
-		b->targets[b->n] = (struct inline_target){
+		binding_add(b, (struct inline_target){
 			.addr = addr, .func_len = sym.size, .fn = s->fn,
 			.lo = lo, .hi = hi,
-		};
-		b->of[b->n++] = s;
+		}, s->role);
+	}
+	for (size_t i = 0; page_calls_inline(t) && i < N_PAGE_SYMBOLS; i++) {
+		const struct page_symbol *ps = &page_symbols[i];
+		struct elf_symbol sym;
+		if (elf_object_find(obj, ps->name, &sym) || sym.ifunc ||
+		    probe_find(p, bias + sym.vaddr))
+			continue;
+		binding_add(b, (struct inline_target){
+			.addr = bias + sym.vaddr, .func_len = sym.size,
+			.fn = HT_FN_FREE, .lo = lo, .hi = hi,
+			.hook = ps->cls, .hook_fn = ps->fn,
+		}, PROBE_FREE);
 	}
 	if (t->opt->massif_compat) {
 		uint64_t vaddr;
-		if (!p->exit_bound && !elf_object_lookup(obj, "_exit", &vaddr)) {
+		struct elf_symbol ex;
+		if (!p->exit_bound && !elf_object_find(obj, "_exit", &ex) &&
+		    !ex.ifunc) {
 			p->exit_bound = true;
-			probe_plant(p, tid, bias + vaddr, PROBE_EXIT, HT_FN_FREE,
-				    lo, hi);
+			binding_add(b, (struct inline_target){
+				.addr = bias + ex.vaddr, .func_len = ex.size,
+				.fn = HT_FN_FREE, .lo = lo, .hi = hi,
+				.hook = RING_CLASS_EXIT,
+			}, PROBE_EXIT);
 		}
 		if (!p->freeres[0] &&
 		    !elf_object_lookup(obj, "_ZN9__gnu_cxx9__freeresEv", &vaddr))
@@ -315,8 +422,11 @@ mapping_path(pid_t pid, uint64_t addr, char *path, size_t len)
 	return rc ? rc : path[0] ? 0 : -ENOENT;
 }
 
+/* Hook ld.so's _dl_debug_state: through the inline path when it is
+   wanted (a NOTIFY stub, which waits for our answer only while we live),
+   else, or when it cannot be patched, an int3 probe. TID stopped. */
 static int
-hook_ld_so(struct tproc *p, pid_t tid, uint64_t base)
+hook_ld_so(struct tracer *t, struct tproc *p, pid_t tid, uint64_t base)
 {
 	char path[PATH_MAX];
 	int err = mapping_path(p->pid, base, path, sizeof(path));
@@ -326,15 +436,24 @@ hook_ld_so(struct tproc *p, pid_t tid, uint64_t base)
 	if (!obj)
 		return -errno;
 	uint64_t bias = base - elf_object_first_vaddr(obj);
-	uint64_t state;
-	err = elf_object_lookup(obj, "_dl_debug_state", &state);
+	struct elf_symbol state;
+	err = elf_object_find(obj, "_dl_debug_state", &state);
 	elf_object_close(obj);
 	if (err)
 		return err;
 	uint64_t lo, hi;
 	object_extent(p->pid, path, &lo, &hi);
-	return probe_plant(p, tid, bias + state, PROBE_DEBUG_STATE, HT_FN_FREE,
-			   lo, hi);
+	struct bindings b = { 0 };
+	binding_add(&b, (struct inline_target){
+		/* Its size (one ret) would forbid covering the padding
+		   after it: unknown, the relocation checks it. */
+		.addr = bias + state.vaddr, .func_len = 0,
+		.fn = HT_FN_FREE, .lo = lo, .hi = hi,
+		.hook = RING_CLASS_NOTIFY,
+	}, PROBE_DEBUG_STATE);
+	bind_stopped(t, p, tid, &b);
+	return b.targets[0].err && !probe_find(p, bias + state.vaddr)
+		? b.targets[0].err : 0;
 }
 
 /* A static executable: its own symbols, with the bias of its mapping. */
@@ -361,7 +480,7 @@ plant_static(struct tracer *t, struct tproc *p, pid_t tid)
 	(void)entry;
 	struct bindings b = { 0 };
 	plant_from_object(t, p, tid, path, bias, &b);
-	bind_all(t, p, tid, &b);
+	bind_all(t, p, tid, true, &b);
 }
 
 int
@@ -377,7 +496,7 @@ loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid)
 	uint64_t base = 0;
 	read_auxv(p->pid, AT_BASE, &base);
 	if (base)
-		return hook_ld_so(p, tid, base);
+		return hook_ld_so(t, p, tid, base);
 	plant_static(t, p, tid);
 	p->setup_done = true;
 	return 0;
@@ -401,10 +520,10 @@ loader_setup_attach(struct tracer *t, struct tproc *p, pid_t tid)
 	/* The hook first: a dlopen after we resume must be seen. Then the
 	   link map as it is now; if ld.so is in the middle of a change
 	   (not RT_CONSISTENT), its coming _dl_debug_state plants them. */
-	err = hook_ld_so(p, tid, base);
+	err = hook_ld_so(t, p, tid, base);
 	if (err)
 		return err;
-	return loader_debug_state(t, p, tid);
+	return loader_debug_state(t, p, tid, true);
 }
 
 /* struct r_debug and struct link_map, as laid out on x86-64. */
@@ -490,7 +609,7 @@ binding_deferred(pid_t tid, uint64_t map)
 }
 
 int
-loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid)
+loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid, bool stopped)
 {
 	uint64_t state, map;
 	if (!p->r_debug)
@@ -531,7 +650,7 @@ loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid)
 		}
 		map = next;
 	}
-	bind_all(t, p, tid, &b);
+	bind_all(t, p, tid, stopped, &b);
 	p->setup_done = true;
 	if (changed)
 		inline_modules_changed(p);

@@ -35,6 +35,8 @@ allocator_probed(const struct ht_options *opt)
 static const char *
 backend_name(const struct tracer *t, const struct tproc *p)
 {
+	if (t->opt->pages_as_heap && inline_active(p))
+		return "inline";
 	if (t->opt->pages_as_heap)
 		return t->attached ? "ptrace syscall stops"
 				   : "seccomp syscall stops";
@@ -99,7 +101,8 @@ on_probe(struct tracer *t, struct tracee *tc, struct probe *pr,
 		rc = alloc_entry(t, tc, pr, regs);
 		break;
 	case PROBE_DEBUG_STATE:
-		rc = loader_debug_state(t, p, tc->tid);
+		rc = loader_debug_state(t, p, tc->tid, true);
+		inline_thread_known(t, tc); /* its thread pointer is set */
 		/* Planting injected syscalls: the registers moved meanwhile
 		   only in the restored copy, so REGS is still right. */
 		break;
@@ -130,8 +133,6 @@ on_trap(struct tracer *t, struct tracee *tc)
 	struct user_regs_struct regs;
 	if (!p || ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) < 0)
 		return false;
-	if (inline_on_trap(t, tc, &regs))
-		return true;
 	struct probe *found;
 	switch (probe_trap_site(p, regs.rip - 1, &found)) {
 	case TRAP_RETURN:
@@ -210,6 +211,8 @@ first_stop(struct tracer *t, struct tracee *tc)
 		}
 		tc->ring_parent = NULL;
 	}
+	/* Its stubs record from its first call: nobody is asked then. */
+	inline_thread_known(t, tc);
 	resume(t, tc, 0);
 }
 
@@ -527,8 +530,10 @@ tracer_loop(struct tracer *t)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old_mask);
-	struct sigaction old_usr1;
+	struct sigaction old_usr1, old_chld;
 	ondemand_install(&old_usr1);
+	idle_install(&old_chld);
+	struct idle_wait idle;
 
 	unsigned idle_us = 0;
 	/* An attached session polls too, so that a request to detach
@@ -566,7 +571,9 @@ tracer_loop(struct tracer *t)
 		}
 		/* Nothing stopped: drain the rings, and when they are idle
 		   too, back off (up to a millisecond) so that a target that
-		   hardly allocates keeps its CPU. */
+		   hardly allocates keeps its CPU; a stub that waits for an
+		   answer rings its doorbell, which ends the wait (idle.c). */
+		idle_arm(t, &idle);
 		if (inline_drain_all(t) > 0) {
 			idle_us = 0;
 		} else {
@@ -574,13 +581,10 @@ tracer_loop(struct tracer *t)
 					     ? max_idle_us : idle_us * 2) : 20;
 			if (!polling)
 				idle_us = UNPOLLED_WAIT_US;
-			struct timespec ts = {
-				.tv_sec = idle_us / 1000000,
-				.tv_nsec = (long)(idle_us % 1000000) * 1000,
-			};
-			sigtimedwait(&chld, NULL, &ts);
+			idle_wait(&idle, &chld, idle_us);
 		}
 	}
+	idle_restore(&old_chld);
 	ondemand_restore(&old_usr1);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 }

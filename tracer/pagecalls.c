@@ -23,6 +23,7 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/ring.h"
 
 #define X32_SYSCALL_BIT 0x40000000UL
 #define PAGE_SIZE_4K 4096ULL
@@ -220,6 +221,35 @@ describe_call(struct tproc *p, const struct page_call *pc, uint64_t rv,
 	return false;
 }
 
+bool
+pagecalls_describe_inline(struct tproc *p, unsigned fn, const uint64_t args[3],
+			  uint64_t rv, struct ht_event *ev)
+{
+	static const long nr_of[RING_PAGE_N] = {
+		[RING_PAGE_MMAP] = __NR_mmap, [RING_PAGE_MUNMAP] = __NR_munmap,
+		[RING_PAGE_MREMAP] = __NR_mremap, [RING_PAGE_BRK] = __NR_brk,
+		[RING_PAGE_SHMAT] = __NR_shmat, [RING_PAGE_SHMDT] = __NR_shmdt,
+	};
+	if (fn >= RING_PAGE_N)
+		return false;
+	struct page_call pc = {
+		.nr = nr_of[fn],
+		.args = { args[0], args[1], args[2] },
+	};
+	/* The wrappers' conventions, as the system calls': brk(addr) gives
+	   0 when the break moved to ADDR (else it stayed); munmap and shmdt
+	   are recorded at their entry (taken as done), and a segment's size
+	   is read while it is still attached, if it is. */
+	if (pc.nr == __NR_brk) {
+		if (!args[0])
+			return false;
+		rv = rv == 0 ? args[0] : p->brk;
+	}
+	if (pc.nr == __NR_shmdt)
+		pc.shm_size = mapping_size_at(p->pid, args[0]);
+	return describe_call(p, &pc, rv, ev);
+}
+
 /* A new executable mapping of a file is a library (or code) loaded: the
    symbol session re-reads the modules. */
 static bool
@@ -355,10 +385,25 @@ struct attach_startup {
 	uint64_t heap_end;
 };
 
+/* M is heaptrace's: a scratch page or the inline ring, mapped by the
+   attach itself, not by the program. */
+static bool
+ours(const struct tproc *p, const struct mapping *m)
+{
+	for (size_t i = 0; i < p->n_scratch; i++)
+		if (m->lo < p->scratch[i].addr + p->scratch[i].size &&
+		    p->scratch[i].addr < m->hi)
+			return true;
+	uint64_t lo, hi;
+	return inline_ring_extent(p, &lo, &hi) && m->lo < hi && lo < m->hi;
+}
+
 static int
 report_current(void *arg, const struct mapping *m)
 {
 	struct attach_startup *a = arg;
+	if (ours(a->s.p, m))
+		return 0;
 	if (strcmp(m->path, "[heap]") == 0) {
 		a->heap_end = m->hi;
 		return 0;

@@ -17,7 +17,9 @@
 #include "common/err.h"
 #include "common/xalloc.h"
 
-#define SCRATCH_SIZE 4096
+/* Room for the inline stub blob (over a page) and many slots; only the
+   pages written to are ever backed. */
+#define SCRATCH_SIZE 16384
 #define REACH (1ULL << 30) /* keep well inside rel32's +-2 GiB */
 
 #ifndef MAP_FIXED_NOREPLACE

@@ -69,6 +69,8 @@ struct tproc {
 	uint64_t tramp;           /* return trampoline (an int3 in scratch) */
 	uint64_t call_tramp;      /* where injected function calls return */
 	uint64_t syscall_insn;    /* a "syscall" instruction in the target */
+	uint64_t inject_routine;  /* inject.c's routine in a scratch page, 0
+				     until there is one */
 	uint64_t r_debug;         /* ld.so's struct r_debug, 0 if static */
 	uint64_t freeres[2];      /* __gnu_cxx::__freeres, __libc_freeres */
 	bool bound[LOADER_MAX_SYMBOLS]; /* per loader.c symbol: an object
@@ -164,6 +166,9 @@ struct tracer {
 				     attached with --pages-as-heap=yes */
 	const volatile sig_atomic_t *stop_flag; /* nonzero: leave the loop
 						   (attach: detach now) */
+	struct stopall *holding;  /* every thread of a process is held by
+				     this stopall already (attach's set-up):
+				     patching must not stop them again */
 };
 
 /* ---- loop.c: the event loop ---- */
@@ -231,6 +236,14 @@ void pagecalls_on_syscall_stop(struct tracer *t, struct tracee *tc);
 /* Attached to P: report every mapping it has now as a start-up mapping,
    and its break. */
 void pagecalls_attach_startup(struct tracer *t, struct tproc *p);
+
+/* A page call of P recorded by the inline path (attached with
+   --pages-as-heap=yes): FN (enum ring_page_fn) with ARGS returned RV
+   (entry records: 0). Describe it as *EV (kind, addresses, sizes); false
+   when it failed or changed nothing. */
+bool pagecalls_describe_inline(struct tproc *p, unsigned fn,
+			       const uint64_t args[3], uint64_t rv,
+			       struct ht_event *ev);
 
 /* ---- stacksample.c: stack sizes (--stacks=yes) ---- */
 /* Report TC's stack size with stack pointer SP (an HT_EV_STACK event)
@@ -312,9 +325,11 @@ int loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid);
    ld.so for later dlopens and plant the allocator probes of every object
    already loaded, or of a static executable. */
 int loader_setup_attach(struct tracer *t, struct tproc *p, pid_t tid);
-/* ld.so reported a change (TID at the _dl_debug_state probe): plant
-   probes in newly consistent objects. */
-int loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid);
+/* ld.so reported a change (TID at the _dl_debug_state probe, STOPPED; or
+   waiting in its stub for the answer, running): plant probes in newly
+   consistent objects, stopping P's threads first when TID runs. */
+int loader_debug_state(struct tracer *t, struct tproc *p, pid_t tid,
+		       bool stopped);
 
 /* ---- alloc.c: allocator entry and return stops ---- */
 /* TID hit allocator probe PR with REGS. */
@@ -342,6 +357,11 @@ struct inline_target {
 	size_t func_len;          /* its ELF size, 0 unknown */
 	enum ht_alloc_fn fn;
 	uint64_t lo, hi;          /* the object holding it */
+	int hook;                 /* 0: an allocator; RING_CLASS_NOTIFY
+				     (_dl_debug_state), RING_CLASS_EXIT
+				     (_exit, --massif-compat=yes), or a page
+				     call's class (RING_CLASS_PAGE...) */
+	unsigned hook_fn;         /* a page call's enum ring_page_fn */
 	int err;                  /* set: 0 patched, negative: keep an int3 */
 };
 /* Patch each of the N TARGETS of P to record through the ring (TID
@@ -356,10 +376,17 @@ bool inline_active(const struct tproc *p);
 long inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns);
 /* inline_drain of every process, without waiting. */
 long inline_drain_all(struct tracer *t);
-/* A SIGTRAP of TC with REGS: handled (and TC resumed) when it is the
-   stub's. */
-bool inline_on_trap(struct tracer *t, struct tracee *tc,
-		    struct user_regs_struct *regs);
+/* TC is stopped (attach, its first stop, a fork child's first stop):
+   give it its thread-table entry (thread pointer, tid, stack bounds) so
+   that its stubs record from its first call without asking anyone.
+   A no-op when its process has no ring. */
+void inline_thread_known(struct tracer *t, struct tracee *tc);
+/* Detaching (detach.c), every thread of P stopped: drain P's ring, let
+   the stubs pass every call straight through, take the patches out, and
+   unmap what no thread can still reach (docs/inline-backend.md,
+   "Detaching"). TID: a stopped thread to inject system calls from, 0 if
+   none. */
+void inline_detach(struct tracer *t, struct tproc *p, pid_t tid);
 /* TC is exiting: drain, and forget its thread-table entry. */
 void inline_thread_gone(struct tracer *t, struct tracee *tc);
 /* Give CHILD, a fork of PARENT held at its first stop TID, a ring of its
@@ -373,6 +400,13 @@ void inline_vfork_child(struct tracee *tc, struct tproc *child);
 /* TC runs again after its vfork (PTRACE_EVENT_VFORK_DONE): its records are
    its own again. */
 void inline_vfork_done(struct tracee *tc);
+/* Where P's ring is mapped in P: [*LO, *HI). False when it has none. */
+bool inline_ring_extent(const struct tproc *p, uint64_t *lo, uint64_t *hi);
+/* The doorbell of the ring P owns (ring.h), or NULL. */
+uint32_t *inline_doorbell(struct tproc *p);
+/* P's exit-time frees (P->freeres) are known: the _exit stub calls
+   them (--massif-compat=yes). */
+void inline_exit_frees(struct tproc *p);
 /* P's code changed at some addresses (libraries mapped): the stubs' rules
    are asked for again. */
 void inline_modules_changed(struct tproc *p);
@@ -381,6 +415,28 @@ void inline_report(struct tproc *p);
 /* Free P's inline state (the target's copy goes with its image; a ring
    shared with vfork children lasts until the last of them is done). */
 void inline_free(struct tproc *p);
+
+/* ---- idle.c: the event loop's idle wait ---- */
+#define IDLE_MAX_RINGS 127 /* futex_waitv takes 128 words */
+/* What an idle wait waits on: rings' doorbells and SIGCHLD, each with
+   the value it had when armed (struct futex_waitv's layout). */
+struct idle_wait {
+	struct {
+		uint64_t val, uaddr;
+		uint32_t flags, reserved;
+	} v[IDLE_MAX_RINGS + 1];
+	size_t n;
+};
+/* Give SIGCHLD the handler idle waits need (the old action into *OLD). */
+void idle_install(struct sigaction *old);
+/* Put SIGCHLD's action OLD back. */
+void idle_restore(const struct sigaction *old);
+/* Read the words an idle wait watches: before looking for work, so that
+   what comes after wakes the wait. */
+void idle_arm(struct tracer *t, struct idle_wait *w);
+/* Sleep up to US microseconds, or until a stop, or a doorbell, since W
+   was armed; SIGCHLD (CHLD) is blocked around it. */
+void idle_wait(const struct idle_wait *w, const sigset_t *chld, unsigned us);
 
 /* ---- waitq.c: wait statuses reaped out of turn ---- */
 /* Keep STATUS of TID for the event loop, after those kept before. */

@@ -194,6 +194,12 @@ int arch_relocate_prologue(const uint8_t *code, size_t len, uint64_t addr,
    branches in: split-off parts such as malloc.cold, other functions, or
    code placed after the symbol's end. Data inside FUNC would desynchronize
    the sweep; GCC and Clang put none in x86-64 text. */
+/* The first syscall instruction of a linear sweep over CODE (LEN bytes
+   at ADDR: a system call's wrapper) into *AT. 0, -ENOENT (none before an
+   undecodable byte or the end), or -ENOMEM. */
+int arch_find_syscall(const uint8_t *code, size_t len, uint64_t addr,
+		      uint64_t *at);
+
 int arch_patch_range_is_safe(const uint8_t *func, size_t func_len,
 			     uint64_t addr, size_t covered, char *err,
 			     size_t errlen);

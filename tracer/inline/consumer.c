@@ -5,9 +5,12 @@
 #include "tracer/inline/consumer.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +41,74 @@ static bool
 is_pow2(uint64_t x)
 {
 	return x && !(x & (x - 1));
+}
+
+/* ---- The consumer's liveness (ring.h, "The stub never stops for the
+   tracer") ----
+
+   Every ring's CONSUMER word holds our tid and is linked into this
+   thread's robust futex list, so that the kernel marks it
+   RING_CONSUMER_DIED when we die, however we die: the stubs then pass
+   every call through, and nothing in the target waits for us. The list's
+   futex offset is one for all its entries, so each entry is the ring's
+   own CONSUMER_NODE, at a fixed distance from its CONSUMER. heaptrace
+   uses no robust mutex of its own, so the list replaces glibc's (the
+   rings are made and freed by the tracer's one thread). */
+static struct robust_list_head consumers = {
+	.list = { .next = &consumers.list },
+	.futex_offset = (long)offsetof(struct ring_header, consumer) -
+			(long)offsetof(struct ring_header, consumer_node),
+};
+static bool consumers_registered;
+
+static void
+consumer_link(struct ring_header *h)
+{
+	struct robust_list *node = (struct robust_list *)&h->consumer_node;
+	if (!consumers_registered &&
+	    syscall(SYS_set_robust_list, &consumers, sizeof(consumers)) == 0)
+		consumers_registered = true;
+	__atomic_store_n(&h->consumer, (uint32_t)syscall(SYS_gettid) &
+					       RING_CONSUMER_TID,
+			 __ATOMIC_RELEASE);
+	node->next = consumers.list.next;
+	consumers.list.next = node;
+}
+
+/* Gone for the stubs: they pass every call through from now on. */
+static void
+consumer_unlink(struct ring_header *h)
+{
+	struct robust_list *node = (struct robust_list *)&h->consumer_node;
+	for (struct robust_list **at = &consumers.list.next;
+	     *at != &consumers.list; at = &(*at)->next) {
+		if (*at == node) {
+			*at = node->next;
+			break;
+		}
+	}
+	__atomic_store_n(&h->consumer, RING_CONSUMER_DIED, __ATOMIC_RELEASE);
+}
+
+static void
+futex_wake_all(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Hand the bytes before TAIL back to the producers, waking those that
+   wait for room. */
+static void
+publish_tail(struct ring_header *h, uint64_t tail)
+{
+	ring_publish_tail(h, tail);
+	/* Pairs with the stub's count of sleepers before its last look at
+	   the tail (stub.c, wait_for_room). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&h->sleepers, __ATOMIC_RELAXED)) {
+		__atomic_add_fetch(&h->drained, 1, __ATOMIC_RELEASE);
+		futex_wake_all(&h->drained);
+	}
 }
 
 static int
@@ -108,6 +179,7 @@ tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 	h->rule_off = rule_off;
 	h->rule_cap = rule_cap;
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
+	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
 	return 0;
@@ -118,6 +190,9 @@ tracer_ring_free(struct tracer_ring *r)
 {
 	if (!r)
 		return;
+	consumer_unlink(r->h);
+	futex_wake_all(&r->h->drained);
+	futex_wake_all(&r->h->notify_ack);
 	munmap(r->h, r->map_len);
 	close(r->fd);
 	free(r);
@@ -179,6 +254,40 @@ tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 		.cls = (uint16_t)tracer_ring_fn_class(fn),
 	};
 	return 0;
+}
+
+int
+tracer_ring_hook_set(struct tracer_ring *r, unsigned idx, enum ring_class cls,
+		     unsigned fn, uint64_t entry, uint64_t orig, uint64_t lo,
+		     uint64_t hi)
+{
+	bool page = cls == RING_CLASS_PAGE || cls == RING_CLASS_PAGE_ENTRY;
+	if (idx >= RING_MAX_FNS || (page && fn >= RING_PAGE_N) ||
+	    (!page && cls != RING_CLASS_NOTIFY && cls != RING_CLASS_EXIT))
+		return -EINVAL;
+	r->h->fns[idx] = (struct ring_fn){
+		.orig = orig,
+		.entry = entry,
+		.obj_lo = lo,
+		.obj_hi = hi,
+		.fn = (uint16_t)(page ? fn : 0),
+		.cls = (uint16_t)cls,
+	};
+	return 0;
+}
+
+void
+tracer_ring_freeres_set(struct tracer_ring *r, uint64_t cxx, uint64_t libc)
+{
+	__atomic_store_n(&r->h->freeres[0], cxx, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->h->freeres[1], libc, __ATOMIC_RELAXED);
+}
+
+void
+tracer_ring_notify_ack(struct tracer_ring *r, uint32_t seq)
+{
+	__atomic_store_n(&r->h->notify_ack, seq, __ATOMIC_RELEASE);
+	futex_wake_all(&r->h->notify_ack);
 }
 
 /* Entry T is another thread's from now on: nothing of the previous one's
@@ -379,7 +488,7 @@ record_valid(const struct ring_header *h, const struct ring_record *rec,
 	return len <= h->size && rec->stack_len <= h->stack_copy &&
 	       rec->npcs <= RING_MAX_PCS &&
 	       len == ring_rec_size(rec->copied, rec->stack_len, rec->npcs) &&
-	       rec->kind >= RING_REC_ALLOC && rec->kind <= RING_REC_REALLOC &&
+	       rec->kind >= RING_REC_ALLOC && rec->kind <= RING_REC_RULE &&
 	       rec->copied < RING_COPY_N && rec->fn < HT_FN_COUNT;
 }
 
@@ -487,7 +596,7 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 		struct ring_record *rec = ring_peek(h, tail, &len);
 		if (!rec) {
 			/* The record's writer may be waiting for room. */
-			ring_publish_tail(h, tail);
+			publish_tail(h, tail);
 			published = tail;
 			if (!wait_commit(r, tail, wait_ns, &deadline))
 				break;
@@ -516,7 +625,7 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 		ring_zero(h, tail, len);
 		tail += len;
 		if (tail - published >= batch) {
-			ring_publish_tail(h, tail);
+			publish_tail(h, tail);
 			published = tail;
 		}
 		r->st.records++;
@@ -524,7 +633,7 @@ tracer_ring_drain(struct tracer_ring *r, uint64_t wait_ns,
 		n++;
 	}
 	if (published != tail)
-		ring_publish_tail(h, tail);
+		publish_tail(h, tail);
 	if (ret)
 		return ret;
 	return n;

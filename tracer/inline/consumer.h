@@ -36,7 +36,8 @@ struct tracer_ring_stats {
    thread table of THREAD_CAP entries and a rule table of RULE_CAP (both
    powers of two, at least 8) and STACK_COPY stack bytes per copied stack
    (at most SIZE / 4 and RING_MAX_STACK_COPY), backed by a memfd and mapped
-   (and populated) here as the target will map it. Stubs copy stacks until
+   (and populated) here as the target will map it; its consumer is this
+   thread, until tracer_ring_free or its death. Stubs copy stacks until
    tracer_ring_walk_set, and stamp nothing until tracer_ring_stamp.
    Returns 0 and *OUT, or -EINVAL, or -errno. */
 int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
@@ -74,9 +75,27 @@ int tracer_ring_fn_set(struct tracer_ring *r, unsigned idx,
 		       enum ht_alloc_fn fn, uint64_t entry, uint64_t orig,
 		       uint64_t lo, uint64_t hi);
 
+/* Describe hook IDX (below RING_MAX_FNS): ENTRY, whose relocated
+   original is ORIG, in the object [LO, HI), is RING_CLASS_NOTIFY
+   (_dl_debug_state), RING_CLASS_EXIT (_exit), or a page call's class
+   (RING_CLASS_PAGE, RING_CLASS_PAGE_ENTRY) for FN, an enum ring_page_fn
+   (0 for the others). Before its patch goes in. Returns 0 or -EINVAL. */
+int tracer_ring_hook_set(struct tracer_ring *r, unsigned idx,
+			 enum ring_class cls, unsigned fn, uint64_t entry,
+			 uint64_t orig, uint64_t lo, uint64_t hi);
+
+/* The exit-time frees RING_CLASS_EXIT calls first (C++'s, then libc's;
+   0: none). */
+void tracer_ring_freeres_set(struct tracer_ring *r, uint64_t cxx,
+			     uint64_t libc);
+
+/* Answer the NOTIFY numbered SEQ (and every one before it): its stub, and
+   any waiting for an earlier one, go on. */
+void tracer_ring_notify_ack(struct tracer_ring *r, uint32_t seq);
+
 /* Insert or update the thread whose thread pointer is TCB: TID, and the
    stack [STACK_LO, STACK_HI). Only while that thread is stopped or not yet
-   running (its first stop, or its RING_TRAP_MISS stop); others may run.
+   running (attach, its first stop); others may run.
    Async-signal-safe. Returns 0, -EINVAL for a reserved TCB, or -ENOSPC
    when the table is full. */
 int tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,

@@ -11,10 +11,12 @@
 #include <stdint.h>
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 3
+#define RING_VERSION 4
 
 /* RING_F_*: header flags, set by the tracer. */
-#define RING_F_PASS 1u /* stubs call the originals and record nothing */
+#define RING_F_PASS 1u /* stubs call the originals and record nothing;
+			  once set, a stub touches nothing of the ring but
+			  its first page (a detach unmaps the rest) */
 #define RING_F_TSC 2u  /* stubs stamp records with the TSC (ring_tsc) */
 
 #define RING_MAX_FNS 48     /* descriptors; a trampoline's index is below */
@@ -28,6 +30,29 @@ enum ring_class {
 	RING_CLASS_REALLOC,        /* REALLOC_BEGIN at entry (unless the block
 				      is NULL), REALLOC at return */
 	RING_CLASS_POSIX_MEMALIGN, /* at return, result = *memptr if rax == 0 */
+	RING_CLASS_NOTIFY,         /* ld.so's _dl_debug_state: a NOTIFY record
+				      at entry, then a wait for the tracer's
+				      answer (NOTIFY_ACK) before the original
+				      runs; never more than NOTIFY_WAIT_NS */
+	RING_CLASS_PAGE,           /* a page call (mmap, mremap, brk, shmat):
+				      a PAGE record at return, with stack */
+	RING_CLASS_PAGE_ENTRY,     /* one that unmaps (munmap, shmdt): a PAGE
+				      record at entry, before the pages can
+				      be mapped again, no stack */
+	RING_CLASS_EXIT,           /* libc's _exit: call FREERES[0], FREERES[1]
+				      (those not 0) first, then the original;
+				      no record */
+};
+
+/* ring_fn.fn of the page classes: which call (the record's FN). */
+enum ring_page_fn {
+	RING_PAGE_MMAP,
+	RING_PAGE_MUNMAP,
+	RING_PAGE_MREMAP,
+	RING_PAGE_BRK,   /* glibc's brk(addr): 0 when the break moved there */
+	RING_PAGE_SHMAT,
+	RING_PAGE_SHMDT,
+	RING_PAGE_N
 };
 
 /* One patched function. Written by the tracer before its patch goes in,
@@ -67,11 +92,12 @@ struct ring_thread {
 
 /* Counters the stubs bump with a locked add; rare events only. */
 struct ring_stats {
-	uint64_t miss_traps; /* thread-table misses */
-	uint64_t full_traps; /* waits for room */
+	uint64_t miss_pass;  /* calls made unrecorded: thread unknown */
+	uint64_t full_waits; /* waits for room */
 	uint64_t no_stack;   /* rsp outside the thread's stack bounds */
-	uint64_t rule_traps; /* rule-table misses */
-	uint64_t pad[4];
+	uint64_t rule_misses; /* rule-table misses (the stack is copied) */
+	uint64_t notify_timeouts; /* NOTIFY waits that gave up */
+	uint64_t pad[3];
 };
 
 /* The header region. The tracer fills everything but HEAD and STATS
@@ -89,11 +115,26 @@ struct ring_header {
 				   at most RING_MAX_STACK_COPY */
 	uint32_t thread_cap;    /* thread-table entries, a power of two */
 	uint32_t thread_shift;  /* 64 - log2(thread_cap) */
-	uint64_t pad0[2];
+	uint32_t consumer;      /* a robust futex word: the consumer's tid
+				   while it lives; the kernel sets
+				   RING_CONSUMER_DIED when it dies, however
+				   it dies (ring_consumer_alive) */
+	uint32_t pad0;
+	uint64_t consumer_node; /* the consumer's robust-list link for
+				   CONSUMER (the tracer's addresses; the
+				   stubs never touch it) */
 	uint64_t head;          /* bytes reserved since the start (lock xadd) */
 	uint64_t pad1[7];
 	uint64_t tail;          /* bytes consumed, published by the tracer */
-	uint64_t pad2[7];
+	uint32_t drained;       /* futex word: bumped (and woken) by the
+				   tracer after it publishes TAIL while
+				   SLEEPERS is not 0 */
+	uint32_t sleepers;      /* stubs waiting for room (lock add) */
+	uint32_t doorbell;      /* futex word: bumped and woken by a stub
+				   that waits for an answer, so that an
+				   idle tracer drains at once */
+	uint32_t pad2a;
+	uint64_t pad2[5];
 	struct ring_stats stats;
 	struct ring_fn fns[RING_MAX_FNS];
 	uint64_t rule_off;      /* offset of the rule table from the header */
@@ -104,6 +145,10 @@ struct ring_header {
 	uint32_t pad3;
 	uint64_t rule_gen;      /* even; odd while the tracer empties the
 				   rule table, bumped before and after */
+	uint32_t notify_seq;    /* NOTIFY records made (lock xadd; a
+				   record carries its number, from 1) */
+	uint32_t notify_ack;    /* futex word: the last NOTIFY answered */
+	uint64_t freeres[2];    /* RING_CLASS_EXIT's calls, 0: none */
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
 	   struct ring_rule rules[rule_cap] at RULE_OFF */
 };
@@ -175,6 +220,25 @@ enum ring_rec_kind {
 	RING_REC_FREE,          /* a free-like call was entered */
 	RING_REC_REALLOC_BEGIN, /* a realloc-like call was entered; no stack */
 	RING_REC_REALLOC,       /* a realloc-like call returned */
+	RING_REC_NOTIFY,        /* _dl_debug_state was entered: args[0] is
+				   the request's number (notify_seq),
+				   args[1] the thread pointer (0: not set
+				   up yet), args[2] the entry rsp; the
+				   tracer answers by storing the number in
+				   NOTIFY_ACK and waking that word */
+	RING_REC_THREAD,        /* a thread not in the thread table asks
+				   for its entry: as NOTIFY */
+	RING_REC_PAGE,          /* a page call (fn: enum ring_page_fn)
+				   returned (RING_CLASS_PAGE: result = rax)
+				   or was entered (RING_CLASS_PAGE_ENTRY) */
+	RING_REC_RULE,          /* a walk found no rule for lookup pc
+				   args[1]: the tracer publishes it (and
+				   those of the frames above), then answers
+				   as for NOTIFY. args[2] = that frame's
+				   rsp, result = its rbp, then 3 pcs: its
+				   return-address column, which of rsp, rbp
+				   and it are known (RING_WALK_*), and the
+				   thread's stack top */
 };
 
 /* ring_record.regs: F's registers at its entry, what CFI rules need. */
@@ -194,7 +258,8 @@ enum ring_reg {
    stack rather than its addresses. */
 enum ring_copy {
 	RING_COPY_NONE,     /* not copied: NPCS addresses (or no stack wanted,
-			       in FREE and REALLOC_BEGIN records) */
+			       in FREE, REALLOC_BEGIN and entry PAGE
+			       records) */
 	RING_COPY_OFF,      /* walking is off (walk_max 0) */
 	RING_COPY_NO_STACK, /* rsp outside the thread's stack: no bytes */
 	RING_COPY_RULE,     /* a frame's rule is RING_RULE_COPY, or the
@@ -227,13 +292,14 @@ struct ring_record {
 	uint64_t tsc;       /* ring_tsc() just after the record's position
 			       was reserved, so in ring order but for the
 			       skew between CPUs; 0 without RING_F_TSC */
+	uint64_t sp;        /* rsp at F's entry (--stacks=yes samples it) */
 	uint64_t args[3];   /* rdi, rsi, rdx at entry */
 	uint64_t result;    /* rax at return; for posix_memalign *memptr when
 			       it returned 0, else 0; 0 at entry records */
 	uint64_t data[];    /* regs, stack, pcs, as above */
 };
 
-_Static_assert(sizeof(struct ring_record) == 56, "record header size");
+_Static_assert(sizeof(struct ring_record) == 64, "record header size");
 
 /* Most stack bytes a record can copy (STACK_LEN is 16 bits wide). */
 #define RING_MAX_STACK_COPY 65535u
@@ -280,35 +346,47 @@ ring_record_pcs(struct ring_record *rec)
 				    ((rec->stack_len + 7) & ~7u));
 }
 
-/* The stub's int3 points. At each, rax holds the code below and the
-   thread is to be resumed at the next instruction (PTRACE_CONT, no signal;
-   rip already points past the int3), with every register unchanged except
-   as allowed here. A SIGTRAP whose rip - 1 lies inside the blob and whose
-   rax is not one of these is not ours.
+/* The stub never stops for the tracer: nothing in the target depends on
+   a tracer being there to answer (heaptrace may be killed at any moment,
+   and the target must run on). Its slow cases:
 
-   RING_TRAP_MISS: fs:0 (rdi) is not in the thread table. rsi = rsp at F's
-     entry. The tracer inserts {tcb = rdi, the thread's tid, the bounds of
-     the stack mapping holding rsi} and resumes: the stub looks again. Or it
-     sets rax = RING_RESUME_PASS: this call is then made unrecorded.
-   RING_TRAP_RULE: the rule table has no entry for lookup pc rdi (a frame
-     of the stack a stub walks for a record; never 0). rsi, rdx, r8 = that
-     frame's rsp, rbp and return-address column, rcx = which of them are
-     known (RING_WALK_*), r9 = the thread's stack top. The tracer adds the
-     entry (RING_RULE_COPY when the stub cannot follow that frame), and
-     may add those of the frames above, and resumes: the stub looks again.
-     Or it sets rax = RING_RESUME_COPY: this record's stack is then
-     copied.
-   RING_TRAP_FULL: a reserved record does not fit yet. rdi = the tail the
-     record needs (position + size - ring size), rsi = its position, rdx =
-     its size. The tracer consumes until tail >= rdi and resumes; resuming
-     earlier is allowed (the stub re-checks and traps again). Records before
-     the position may belong to threads stopped or interrupted mid-record:
-     drain what is committed, let other threads run, retry. */
-#define RING_TRAP_MISS 0x6874000000000001ULL
-#define RING_TRAP_FULL 0x6874000000000002ULL
-#define RING_TRAP_RULE 0x6874000000000003ULL
-#define RING_RESUME_PASS 0
-#define RING_RESUME_COPY 0
+   - thread-table miss: the tracer fills the entry of every thread before
+     it runs (attach, a new thread's first stop, a fork child's) when its
+     thread pointer is set; one that was not (the main thread of a static
+     program, at exec) asks once with a THREAD record, answered like a
+     NOTIFY; still without an entry, the call is made unrecorded
+     (stats.miss_pass).
+   - rule-table miss: the stub asks for the rule with a RULE record and
+     waits for the answer, at most RING_RULE_WAIT_NS; without one, the
+     record copies the stack (RING_COPY_RULE), and the tracer, unwinding
+     the copy, publishes the rules of its frames all the same.
+   - full ring: the stub waits on the futex word DRAINED (SLEEPERS counts
+     it), RING_FULL_WAIT_NS at a time, until the tracer frees the room,
+     giving up the record when the consumer is gone.
+   - NOTIFY, THREAD and RULE: a question the stub waits for the answer
+     to on NOTIFY_ACK the same way, at most RING_NOTIFY_WAIT_NS
+     (stats.notify_timeouts), after ringing DOORBELL.
+
+   The consumer is gone when CONSUMER says so: the tracer registers that
+   word in its robust futex list (set_robust_list), so the kernel marks it
+   RING_CONSUMER_DIED when the tracer dies, SIGKILL included; a tracer that
+   ends normally stores RING_CONSUMER_DIED itself. From then on every stub
+   passes every call straight through. */
+#define RING_CONSUMER_DIED 0x40000000u /* FUTEX_OWNER_DIED */
+#define RING_CONSUMER_TID 0x3fffffffu  /* FUTEX_TID_MASK */
+#define RING_FULL_WAIT_NS 1000000ULL   /* one wait for room: 1 ms */
+#define RING_NOTIFY_WAIT_NS 2000000000ULL /* a NOTIFY's whole wait: 2 s */
+#define RING_RULE_WAIT_NS 100000000ULL /* a RULE's: 0.1 s, then copy */
+
+/* True while the consumer lives and has not asked the stubs to pass. */
+static inline int
+ring_recording(const struct ring_header *h)
+{
+	uint32_t c = __atomic_load_n(&h->consumer, __ATOMIC_RELAXED);
+	uint32_t f = __atomic_load_n(&h->flags, __ATOMIC_RELAXED);
+	return !(f & RING_F_PASS) && (c & RING_CONSUMER_TID) &&
+	       !(c & RING_CONSUMER_DIED);
+}
 
 static inline struct ring_thread *
 ring_threads(struct ring_header *h)

@@ -4,8 +4,10 @@
    ring (ring.h) and calls the relocated original. Compiled freestanding
    into one position-independent blob (meson.build, gen_blob.py): no libc,
    no relocations, no data but the ring pointer slot the tracer fills. It is
-   re-entrant (signal handlers allocate) and waits on nothing but the
-   tracer, at the int3 points documented in ring.h. */
+   re-entrant (signal handlers allocate) and never depends on the tracer
+   being there: it never traps, its only waits (for room in the ring, for
+   the answer to a NOTIFY) are futex waits with a timeout that end when the
+   consumer is gone (ring.h, "The stub never stops for the tracer"). */
 #include <stdint.h>
 
 #include "tracer/inline/ring.h"
@@ -85,27 +87,43 @@ call_orig(const struct ring_fn *d, const struct stub_frame *f)
 				  f->arg[4], f->arg[5]);
 }
 
-/* Stop for the tracer (ring.h, "int3 points"); returns rax as resumed. */
-static inline uint64_t
-trap(uint64_t code, uint64_t a, uint64_t b, uint64_t c)
+/* A raw system call: the stub has no libc. */
+static inline int64_t
+sys3(int64_t nr, uint64_t a, uint64_t b, uint64_t c)
 {
-	__asm__ volatile("int3" : "+a"(code) : "D"(a), "S"(b), "d"(c)
-			 : "memory");
-	return code;
+	int64_t ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
 }
 
-/* The same with three more arguments, in rcx, r8 and r9. */
-static inline uint64_t
-trap6(uint64_t code, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
-      uint64_t e, uint64_t f)
+#define SYS_FUTEX 202
+#define SYS_GETTID 186
+#define SYS_ARCH_PRCTL 158
+#define ARCH_GET_FS 0x1003
+#define FUTEX_WAIT 0 /* shared: the word is in a MAP_SHARED file */
+
+struct stub_timespec {
+	int64_t sec, nsec;
+};
+
+/* Sleep while *WORD is SEEN, at most NS (or until a signal). */
+static void
+futex_wait(uint32_t *word, uint32_t seen, uint64_t ns)
 {
-	register uint64_t r8 __asm__("r8") = e;
-	register uint64_t r9 __asm__("r9") = f;
-	__asm__ volatile("int3"
-			 : "+a"(code)
-			 : "D"(a), "S"(b), "d"(c), "c"(d), "r"(r8), "r"(r9)
-			 : "memory");
-	return code;
+	struct stub_timespec ts = { (int64_t)(ns / 1000000000ULL),
+				    (int64_t)(ns % 1000000000ULL) };
+	register uint64_t r10 __asm__("r10") = (uint64_t)&ts;
+	int64_t ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"((int64_t)SYS_FUTEX), "D"(word),
+			   "S"((uint64_t)FUTEX_WAIT), "d"((uint64_t)seen),
+			   "r"(r10)
+			 : "rcx", "r11", "memory");
+	(void)ret;
 }
 
 static inline void
@@ -122,21 +140,27 @@ copy_bytes(void *dst, const void *src, uint64_t n)
 			 : : "memory");
 }
 
-/* The calling thread's entry; a miss stops for the tracer until it is
-   filled. 0 when the tracer wants the call made unrecorded. */
+static void ask(struct ring_header *h, const struct stub_frame *f,
+		const struct ring_fn *d, uint16_t kind);
+
+/* The calling thread's entry. The tracer fills every thread's entry
+   before it runs, when it can: a thread whose thread pointer was not set
+   up then (the main thread of a static program) asks for it once. 0 when
+   there is still none: that call is made unrecorded. */
 static struct ring_thread *
-thread_find(struct ring_header *h, uint64_t rsp)
+thread_find(struct ring_header *h, const struct stub_frame *f,
+	    const struct ring_fn *d)
 {
 	uint64_t tcb;
 	__asm__("movq %%fs:0, %0" : "=r"(tcb));
-	for (;;) {
-		struct ring_thread *t = ring_thread_lookup(h, tcb);
-		if (t)
-			return t;
-		stat_add(&h->stats.miss_traps);
-		if (trap(RING_TRAP_MISS, tcb, rsp, 0) == RING_RESUME_PASS)
-			return 0;
-	}
+	struct ring_thread *t = ring_thread_lookup(h, tcb);
+	if (t)
+		return t;
+	ask(h, f, d, RING_REC_THREAD);
+	t = ring_thread_lookup(h, tcb);
+	if (!t)
+		stat_add(&h->stats.miss_pass);
+	return t;
 }
 
 /* A call made while one of ours is in progress lower on this thread's
@@ -176,22 +200,26 @@ outer_set(struct ring_thread *t, uint64_t rsp, uint64_t lo, uint64_t hi,
 /* ---- Walking the stack (docs/inline-backend.md, "Unwinding in the stub")
    ---- */
 
-/* The rule for lookup pc AT of the frame W is in; a miss stops for the
-   tracer until it is filled. 0 when the stack is to be copied instead. */
+static void ask_rule(struct ring_header *h, const struct ring_thread *t,
+		     const struct stub_frame *f, const struct ring_fn *d,
+		     uint64_t at, const struct ring_walk *w);
+
+/* The rule for lookup pc AT of the frame W is in; a miss asks the tracer
+   for it. 0 when there is still none: the stack is to be copied instead
+   (the tracer then publishes the rules of its frames as it unwinds it). */
 static const struct ring_rule *
-rule_find(struct ring_header *h, uint64_t at, const struct ring_walk *w)
+rule_find(struct ring_header *h, const struct ring_thread *t,
+	  const struct stub_frame *f, const struct ring_fn *d, uint64_t at,
+	  const struct ring_walk *w)
 {
 	if (!at)
 		return 0; /* the table's empty key; only garbage leads here */
-	for (;;) {
-		const struct ring_rule *ru = ring_rule_lookup(h, at);
-		if (ru)
-			return ru;
-		stat_add(&h->stats.rule_traps);
-		if (trap6(RING_TRAP_RULE, at, w->rsp, w->rbp, w->known, w->ra,
-			  w->hi) == RING_RESUME_COPY)
-			return 0;
-	}
+	const struct ring_rule *ru = ring_rule_lookup(h, at);
+	if (ru)
+		return ru;
+	stat_add(&h->stats.rule_misses);
+	ask_rule(h, t, f, d, at, w);
+	return ring_rule_lookup(h, at);
 }
 
 /* Walk the stack of the call F (entry registers in FR) into PCS, at most
@@ -220,7 +248,7 @@ walk(struct ring_header *h, const struct ring_thread *t,
 	*why = RING_COPY_NONE;
 	pcs[n++] = d->entry;
 	while (n < max) {
-		const struct ring_rule *ru = rule_find(h, at, &w);
+		const struct ring_rule *ru = rule_find(h, t, fr, d, at, &w);
 		if (!ru || ru->kind == RING_RULE_COPY) {
 			*why = RING_COPY_RULE;
 			break;
@@ -246,14 +274,36 @@ walk(struct ring_header *h, const struct ring_thread *t,
 
 /* ---- Records ---- */
 
+/* Wait until the LEN bytes reserved at POS are free. False when they
+   never will be: the consumer is gone, or asked the stubs to pass (a
+   detach), and the record is given up (never committed: nothing reads
+   the ring any more). */
+static int
+wait_for_room(struct ring_header *h, uint64_t pos, uint32_t len)
+{
+	stat_add(&h->stats.full_waits);
+	while (!ring_has_room(h, pos, len)) {
+		if (!ring_recording(h))
+			return 0;
+		uint32_t seen = __atomic_load_n(&h->drained, __ATOMIC_ACQUIRE);
+		/* Counted before the last look, which the tracer's bump of
+		   DRAINED (after its tail) cannot then slip past unseen. */
+		__atomic_fetch_add(&h->sleepers, 1, __ATOMIC_SEQ_CST);
+		if (!ring_has_room(h, pos, len))
+			futex_wait(&h->drained, seen, RING_FULL_WAIT_NS);
+		__atomic_fetch_sub(&h->sleepers, 1, __ATOMIC_SEQ_CST);
+	}
+	return 1;
+}
+
 /* Reserve, fill and commit one record: with COPIED (enum ring_copy) set,
    F's entry registers and SLEN stack bytes copied from its entry rsp; then
    NPCS addresses from PCS; stamped with the TSC when the tracer asks.
-   Waits (trapping) while the ring has no room for it: nothing is ever
-   dropped. */
+   Waits while the ring has no room for it: nothing is dropped while the
+   consumer lives. */
 static void
-emit(struct ring_header *h, const struct ring_thread *t,
-     const struct stub_frame *f, const struct ring_fn *d, uint16_t kind,
+emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
+     const struct ring_fn *d, uint16_t kind,
      uint64_t result, uint8_t copied, uint32_t slen, const uint64_t *pcs,
      uint32_t npcs)
 {
@@ -265,19 +315,18 @@ emit(struct ring_header *h, const struct ring_thread *t,
 	uint64_t tsc = __atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_TSC
 			       ? ring_tsc()
 			       : 0;
-	while (!ring_has_room(h, pos, len)) {
-		stat_add(&h->stats.full_traps);
-		trap(RING_TRAP_FULL, pos + len - h->size, pos, len);
-	}
+	if (!ring_has_room(h, pos, len) && !wait_for_room(h, pos, len))
+		return; /* nobody will read it */
 	struct ring_record *r = ring_record_at(h, pos);
 	uint64_t rsp = (uint64_t)&f->ret;
 	r->kind = kind;
 	r->fn = d->fn;
-	r->tid = t->tid;
+	r->tid = tid;
 	r->stack_len = (uint16_t)slen; /* stack_copy fits */
 	r->npcs = (uint16_t)npcs;
 	r->copied = copied;
 	r->tsc = tsc;
+	r->sp = rsp;
 	r->args[0] = f->arg[0];
 	r->args[1] = f->arg[1];
 	r->args[2] = f->arg[2];
@@ -317,35 +366,131 @@ emit_with_stack(struct ring_header *h, const struct ring_thread *t,
 	uint8_t why = RING_COPY_OFF;
 	if (rsp < t->stack_lo || rsp >= t->stack_hi) {
 		stat_add(&h->stats.no_stack);
-		emit(h, t, f, d, kind, result, RING_COPY_NO_STACK, 0, 0, 0);
+		emit(h, t->tid, f, d, kind, result, RING_COPY_NO_STACK, 0, 0, 0);
 		return;
 	}
 	if (max && max <= RING_MAX_PCS) {
 		uint64_t pcs[max]; /* on the stack walked: below its lo */
 		uint32_t n = walk(h, t, f, d, pcs, max, &why);
 		if (n) {
-			emit(h, t, f, d, kind, result, RING_COPY_NONE, 0, pcs,
+			emit(h, t->tid, f, d, kind, result, RING_COPY_NONE, 0, pcs,
 			     n);
 			return;
 		}
 	}
 	uint64_t n = t->stack_hi - rsp;
 	uint32_t slen = (uint32_t)(n < h->stack_copy ? n : h->stack_copy);
-	emit(h, t, f, d, kind, result, why, slen, 0, 0);
+	emit(h, t->tid, f, d, kind, result, why, slen, 0, 0);
 }
 
-/* Called by stub_entry with the saved frame; returns what F returns. */
+/* ---- Hooks that record no allocation ---- */
+
+#define SYS_FUTEX_WAKE 1 /* FUTEX_WAKE, shared */
+
+/* Wake an idle tracer: a question is in the ring. */
+static void
+ring_doorbell(struct ring_header *h)
+{
+	__atomic_add_fetch(&h->doorbell, 1, __ATOMIC_RELEASE);
+	sys3(SYS_FUTEX, (uint64_t)&h->doorbell, SYS_FUTEX_WAKE, 1);
+}
+
+/* Wait for the answer to question SEQ, at most WAIT_NS. */
+static void
+wait_answer(struct ring_header *h, uint32_t seq, uint64_t wait_ns)
+{
+	for (uint64_t n = 0; n < wait_ns / RING_FULL_WAIT_NS; n++) {
+		uint32_t ack = __atomic_load_n(&h->notify_ack, __ATOMIC_ACQUIRE);
+		if ((int32_t)(ack - seq) >= 0 || !ring_recording(h))
+			return;
+		futex_wait(&h->notify_ack, ack, RING_FULL_WAIT_NS);
+	}
+	stat_add(&h->stats.notify_timeouts);
+}
+
+/* Ask the tracer something and wait for its answer, as a debugger's
+   breakpoint would hold the thread, but never longer than
+   RING_NOTIFY_WAIT_NS nor once the consumer is gone: a KIND record
+   (RING_REC_NOTIFY, RING_REC_THREAD) carrying its number, the thread
+   pointer (0 when not set up yet: ld.so's first calls) and the entry
+   rsp, so that the tracer can describe the thread too. */
+static void
+ask(struct ring_header *h, const struct stub_frame *f,
+    const struct ring_fn *d, uint16_t kind)
+{
+	uint32_t seq = __atomic_add_fetch(&h->notify_seq, 1, __ATOMIC_ACQ_REL);
+	uint32_t tid = (uint32_t)sys3(SYS_GETTID, 0, 0, 0);
+	uint64_t fs = 0;
+	sys3(SYS_ARCH_PRCTL, ARCH_GET_FS, (uint64_t)&fs, 0);
+	struct stub_frame g = *f;
+	g.arg[0] = seq;
+	g.arg[1] = fs;
+	g.arg[2] = (uint64_t)&f->ret;
+	emit(h, tid, &g, d, kind, 0, RING_COPY_NONE, 0, 0, 0);
+	ring_doorbell(h);
+	wait_answer(h, seq, RING_NOTIFY_WAIT_NS);
+}
+
+/* Ask for the rule of lookup pc AT, where the walk W stands (a RULE
+   record), and wait for the answer. */
+static void
+ask_rule(struct ring_header *h, const struct ring_thread *t,
+	 const struct stub_frame *f, const struct ring_fn *d, uint64_t at,
+	 const struct ring_walk *w)
+{
+	uint32_t seq = __atomic_add_fetch(&h->notify_seq, 1, __ATOMIC_ACQ_REL);
+	struct stub_frame g = *f;
+	g.arg[0] = seq;
+	g.arg[1] = at;
+	g.arg[2] = w->rsp;
+	uint64_t more[3] = { w->ra, w->known, w->hi };
+	emit(h, t->tid, &g, d, RING_REC_RULE, w->rbp, RING_COPY_NONE, 0, more,
+	     3);
+	ring_doorbell(h);
+	wait_answer(h, seq, RING_RULE_WAIT_NS);
+}
+
+typedef void (*void_fn)(void);
+
+/* _exit: the C library's exit-time frees first (--massif-compat=yes,
+   as Valgrind runs them), recorded like any other call. */
+static void
+exit_frees(struct ring_header *h)
+{
+	for (int i = 0; i < 2; i++) {
+		/* Once per process, as Valgrind runs them. */
+		uint64_t fn = __atomic_exchange_n(&h->freeres[i], 0,
+						  __ATOMIC_ACQ_REL);
+		if (fn && ring_recording(h))
+			((void_fn)fn)();
+	}
+}
+
+/* Called by stub_entry with the saved frame; returns what F returns.
+   Nothing of the ring but its first page (header, descriptors) is read
+   before ring_recording says to record, and nothing at all after the
+   original returns unless it still says so: a detach unmaps the rest of
+   the ring while threads may still be inside an original. */
 uint64_t
 stub_call(struct stub_frame *f)
 {
 	struct ring_header *h = stub_ring;
 	const struct ring_fn *d = &h->fns[f->idx];
-	if ((__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_PASS) ||
-	    (d->cls == RING_CLASS_FREE && !f->arg[0]))
+	if (!ring_recording(h) || (d->cls == RING_CLASS_FREE && !f->arg[0]))
 		return call_orig(d, f);
+	/* _dl_debug_state: the link map changed. The tracer reads it,
+	   probes new objects and forgets stale unwinding rules. */
+	if (d->cls == RING_CLASS_NOTIFY) {
+		ask(h, f, d, RING_REC_NOTIFY);
+		return call_orig(d, f);
+	}
+	if (d->cls == RING_CLASS_EXIT) {
+		exit_frees(h);
+		return call_orig(d, f);
+	}
 
 	uint64_t rsp = (uint64_t)&f->ret;
-	struct ring_thread *t = thread_find(h, rsp);
+	struct ring_thread *t = thread_find(h, f, d);
 	if (!t)
 		return call_orig(d, f);
 	if (is_internal(t, f->ret, rsp)) {
@@ -355,18 +500,28 @@ stub_call(struct stub_frame *f)
 
 	/* Entry records need no stack: the tracer unwinds allocations only. */
 	if (d->cls == RING_CLASS_FREE)
-		emit(h, t, f, d, RING_REC_FREE, 0, RING_COPY_NONE, 0, 0, 0);
+		emit(h, t->tid, f, d, RING_REC_FREE, 0, RING_COPY_NONE, 0, 0,
+		     0);
+	else if (d->cls == RING_CLASS_PAGE_ENTRY)
+		emit(h, t->tid, f, d, RING_REC_PAGE, 0, RING_COPY_NONE, 0, 0,
+		     0);
 	else if (d->cls == RING_CLASS_REALLOC && f->arg[0])
-		emit(h, t, f, d, RING_REC_REALLOC_BEGIN, 0, RING_COPY_NONE, 0,
-		     0, 0);
+		emit(h, t->tid, f, d, RING_REC_REALLOC_BEGIN, 0, RING_COPY_NONE,
+		     0, 0, 0);
 
 	struct ring_thread saved;
 	outer_set(t, rsp, d->obj_lo, d->obj_hi, &saved);
 	uint64_t rv = call_orig(d, f);
+	if (!ring_recording(h))
+		return rv;
 	outer_set(t, saved.outer_rsp, saved.outer_lo, saved.outer_hi, 0);
 
 	switch (d->cls) {
 	case RING_CLASS_FREE:
+	case RING_CLASS_PAGE_ENTRY:
+		break;
+	case RING_CLASS_PAGE:
+		emit_with_stack(h, t, f, d, RING_REC_PAGE, rv);
 		break;
 	case RING_CLASS_REALLOC:
 		emit_with_stack(h, t, f, d, RING_REC_REALLOC, rv);

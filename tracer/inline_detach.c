@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Taking the inline path out of a process that runs on (detach.c, with
+   every thread stopped): docs/inline-backend.md, "Detaching".
+
+   1. The ring is drained: every record committed so far is delivered.
+   2. RING_F_PASS is set: from then on every stub call goes straight to
+      the original, and a stub that comes back from one touches nothing
+      of the ring but its first page (ring.h).
+   3. The original bytes go back at every patched entry: no thread enters
+      the stub any more.
+   4. Every thread still inside the inline code runs free until it has
+      left it (see "Running threads out of the stub"): its pc in the
+      blob, a trampoline or a relocated prologue, or an *activation* of
+      the stub on its stack (stub_entry's return address from stub_call,
+      with the frame stub_entry pushed above it: a thread inside the
+      original allocator, called from the stub, returns through it). A
+      thread that was in the middle of a record commits it; the ring is
+      drained again, for the last time.
+   5. The ring's mapping in the target goes, but its first page when a
+      thread may still come back through the stub (it reads the header
+      only); the first page goes too, with the blob, the trampolines and
+      the relocated prologues (the scratch pages detach.c unmaps), when no
+      thread can come back into any of them. Otherwise those stay mapped
+      as a pass-through: harmless, and said in a debug line only.
+
+   A thread that does not leave (blocked inside the allocator on a lock
+   that a stopped thread outside the stub holds, at a group-stop, in a
+   signal handler on another stack) leaves the code mapped; one whose pc
+   stays in the stub past its check of the flag, or whose stack holds a
+   signal frame saved there, may still write records: the whole ring
+   stays mapped then. Nothing here depends on heaptrace surviving it: a
+   SIGKILL at any point leaves the stubs passing every call through (the
+   kernel marks the consumer dead), no thread single-stepped or at a
+   breakpoint, and nothing unmapped that a thread can reach. */
+#include "inline_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/xalloc.h"
+#include "tracer/inline/stub_blob.h"
+#include "tracer/inline/tramp.h"
+
+#define RECORD_WAIT_NS 2000000ULL /* a thread mid-record finishes quickly */
+#define RUN_OUT_MS 2000           /* for all threads together */
+#define STACK_SCAN_MAX (8u << 20) /* bytes above a stack pointer searched */
+#define RING_PAGE 4096            /* what stays of the ring: its header */
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ---- Where the inline code is ---- */
+
+/* The stub's code in a target at BLOB, and what stub_entry's bytes say of
+   its frame (read from the blob itself, so that it follows stub.c). */
+struct code {
+	const struct inline_proc *ip;
+	uint64_t blob;
+	uint64_t entry_lo, entry_hi; /* stub_entry: pushes, call, pops */
+	uint64_t r0;        /* the return address of stub_entry's call of
+			       stub_call: every activation's mark; 0 when
+			       not found (then everything stays mapped) */
+	int idx_word;       /* words above the mark to the saved r11 (the
+			       descriptor index); -1 unknown */
+};
+
+static void
+code_init(struct code *c, const struct inline_proc *ip)
+{
+	*c = (struct code){ .ip = ip, .blob = ip->blob, .idx_word = -1 };
+	const uint8_t *b = stub_blob;
+	size_t at = STUB_BLOB_ENTRY, end = STUB_BLOB_LEN;
+	int pushes = 0, r11 = -1;
+	bool plain = true; /* nothing but pushes and mov %rsp, %rdi */
+	while (at < end && at < STUB_BLOB_ENTRY + 96) {
+		if (b[at] >= 0x50 && b[at] <= 0x57) {
+			pushes++;
+			at++;
+		} else if (b[at] == 0x41 && at + 1 < end && b[at + 1] >= 0x50 &&
+			   b[at + 1] <= 0x57) {
+			if (b[at + 1] == 0x53)
+				r11 = pushes;
+			pushes++;
+			at += 2;
+		} else if (b[at] == 0x48 && at + 2 < end && b[at + 1] == 0x89 &&
+			   b[at + 2] == 0xe7) {
+			at += 3;
+		} else if (b[at] == 0xe8 && at + 5 <= end) {
+			c->r0 = ip->blob + at + 5;
+			break;
+		} else {
+			plain = false;
+			at++;
+		}
+	}
+	c->entry_lo = ip->blob + STUB_BLOB_ENTRY;
+	c->entry_hi = c->r0 ? c->r0 + 64 : c->entry_lo + 96;
+	for (size_t i = c->r0 ? c->r0 - ip->blob : end; i < end; i++) {
+		if (b[i] == 0xc3) { /* its ret */
+			c->entry_hi = ip->blob + i + 1;
+			break;
+		}
+	}
+	/* The first register pushed is the highest word of the frame. */
+	if (c->r0 && plain && r11 >= 0)
+		c->idx_word = 1 + (pushes - 1 - r11);
+}
+
+static bool
+in_blob(const struct code *c, uint64_t a)
+{
+	return a >= c->blob && a < c->blob + STUB_BLOB_LEN;
+}
+
+/* A trampoline or a relocated prologue (one area per patch). */
+static bool
+in_tramp(const struct code *c, uint64_t a)
+{
+	for (unsigned i = 0; i < c->ip->n_patches; i++) {
+		uint64_t t = c->ip->patches[i].tramp;
+		if (a >= t && a < t + TRACER_TRAMP_MAX)
+			return true;
+	}
+	return false;
+}
+
+static bool
+in_copy(const struct code *c, uint64_t a)
+{
+	for (unsigned i = 0; i < c->ip->n_patches; i++) {
+		uint64_t o = c->ip->patches[i].orig_code;
+		if (a >= o && a < o + ARCH_RELOC_MAX)
+			return true;
+	}
+	return false;
+}
+
+static bool
+in_code(const struct code *c, uint64_t a)
+{
+	return in_blob(c, a) || in_tramp(c, a) || in_copy(c, a);
+}
+
+/* A pc that goes on to the stub's check of RING_F_PASS, or to the
+   original, touching nothing of the ring but its header: a trampoline,
+   stub_entry, a relocated prologue. */
+static bool
+before_the_check(const struct code *c, uint64_t a)
+{
+	return in_tramp(c, a) || in_copy(c, a) ||
+	       (a >= c->entry_lo && a < c->entry_hi);
+}
+
+/* A return address of the stub's indirect calls (ff /2: of an original,
+   of the exit-time frees), after which it only looks at the header
+   before it returns. */
+static bool
+after_indirect_call(const struct code *c, uint64_t a)
+{
+	if (!in_blob(c, a))
+		return false;
+	size_t off = (size_t)(a - c->blob);
+	for (size_t len = 2; len <= 8 && len <= off; len++) {
+		const uint8_t *b = stub_blob + off - len;
+		size_t i = b[0] >= 0x40 && b[0] <= 0x4f; /* REX */
+		if (i + 2 > len || b[i] != 0xff || ((b[i + 1] >> 3) & 7) != 2)
+			continue;
+		uint8_t mod = b[i + 1] >> 6, rm = b[i + 1] & 7;
+		size_t n = i + 2;
+		if (mod != 3 && rm == 4) {
+			if (n >= len)
+				continue;
+			if (mod == 0 && (b[n] & 7) == 5)
+				n += 4;
+			n++;
+		}
+		if (mod == 0 && rm == 5)
+			n += 4;
+		else if (mod == 1)
+			n += 1;
+		else if (mod == 2)
+			n += 4;
+		if (n == len)
+			return true;
+	}
+	return false;
+}
+
+/* ---- What a thread can still do there ---- */
+
+struct reach {
+	bool unknown;     /* its registers or stack could not be read, or
+			     it runs on a stack it was not known with (a
+			     signal handler on an alternate stack) */
+	bool pc_in;       /* its pc is in the inline code */
+	bool pc_records;  /* ... past the stub's check: it may write to the
+			     ring */
+	uint64_t outer;   /* the outermost activation's mark (a stack
+			     address), 0: none */
+	bool unsafe;      /* inside an activation, a signal frame whose pc
+			     resumes past the stub's check */
+	bool reenter;     /* outside activations, a signal frame whose pc
+			     resumes in a trampoline or stub_entry */
+	uint64_t pc, sp;
+};
+
+struct top_of {
+	uint64_t sp, hi;
+};
+
+static int
+match_top(void *arg, const struct mapping *m)
+{
+	struct top_of *t = arg;
+	if (t->sp < m->lo || t->sp >= m->hi)
+		return 0;
+	t->hi = m->hi;
+	return 1;
+}
+
+/* TC's stack words from SP up to the top of the mapping holding SP (at
+   most STACK_SCAN_MAX bytes) into *WORDS (malloc'd). Returns how many,
+   or -1 when they could not be read. */
+static ssize_t
+read_stack(struct tracee *tc, uint64_t sp, uint64_t **words)
+{
+	struct top_of top = { .sp = sp };
+	*words = NULL;
+	if (maps_foreach(tc->proc->pid, match_top, &top) < 0 || !top.hi)
+		return -1;
+	sp &= ~7ULL;
+	uint64_t len = top.hi - sp;
+	if (len > STACK_SCAN_MAX)
+		len = STACK_SCAN_MAX;
+	*words = ht_xmalloc(len ? len : 8);
+	ssize_t n = mem_read(tc->tid, sp, *words, len);
+	if (n < 0) {
+		free(*words);
+		*words = NULL;
+		return -1;
+	}
+	return n / 8;
+}
+
+/* The word at W[I] marks an activation: stub_entry's return address,
+   with a descriptor index where stub_entry saved r11. */
+static bool
+is_mark(const struct code *c, const uint64_t *w, size_t n, size_t i)
+{
+	if (!c->r0 || w[i] != c->r0)
+		return false;
+	if (c->idx_word < 0)
+		return true; /* unknown frame: every copy counts */
+	size_t k = i + (size_t)c->idx_word;
+	return k < n && w[k] < RING_MAX_FNS;
+}
+
+/* TC waits in vfork, not stopped (detach.c's quiesce does not wait for
+   it): its user registers, where the system call will return, from
+   /proc (those that matter here: pc, stack pointer, thread pointer). */
+static bool
+parked_regs(struct tracee *tc, struct user_regs_struct *regs)
+{
+	if (ptrace(PTRACE_GETREGS, tc->tid, NULL, regs) == 0)
+		return true; /* it stopped after all */
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall",
+		 (int)tc->proc->pid, (int)tc->tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	long nr;
+	unsigned long long a[6], sp, pc;
+	if (!ok || sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx %llx %llx",
+			  &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp,
+			  &pc) != 9)
+		return false; /* "running" */
+	*regs = (struct user_regs_struct){ .rip = pc, .rsp = sp };
+	return true; /* fs_base 0: not checked against its entry */
+}
+
+/* Where thread TC stands with respect to C's code. */
+static void
+reach_of(const struct code *c, const struct ring_header *h,
+	 struct tracee *tc, struct reach *r)
+{
+	*r = (struct reach){ 0 };
+	struct user_regs_struct regs;
+	if ((!tc->detach_stopped && !(tc->in_vfork && parked_regs(tc, &regs))) ||
+	    (tc->detach_stopped &&
+	     ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) < 0)) {
+		/* gone, it reaches nothing; running (it did not stop), it
+		   may be anywhere */
+		r->unknown = !task_is_zombie(tc->proc->pid, tc->tid);
+		return;
+	}
+	r->pc = regs.rip;
+	r->sp = regs.rsp;
+	r->pc_in = in_code(c, regs.rip);
+	r->pc_records = r->pc_in && !before_the_check(c, regs.rip);
+	/* On a stack it was not known with, its own stack (where a signal
+	   handler's interrupted frames are) is not the one read here. */
+	const struct ring_thread *th =
+		regs.fs_base ? ring_thread_lookup((struct ring_header *)h,
+						  regs.fs_base)
+			     : NULL;
+	if (th && (regs.rsp < th->stack_lo || regs.rsp >= th->stack_hi)) {
+		r->unknown = true;
+		return;
+	}
+	uint64_t *w;
+	ssize_t n = read_stack(tc, regs.rsp, &w);
+	if (n < 0) {
+		r->unknown = true;
+		return;
+	}
+	uint64_t base = regs.rsp & ~7ULL;
+	ssize_t outer = -1;
+	for (ssize_t i = 0; i < n; i++)
+		if (is_mark(c, w, (size_t)n, (size_t)i))
+			outer = i;
+	if (outer >= 0)
+		r->outer = base + (uint64_t)outer * 8;
+	uint64_t top = base + (uint64_t)n * 8;
+	for (ssize_t i = 1; i < n; i++) {
+		uint64_t a = w[i];
+		/* Only a signal frame makes a thread resume at a pc that is
+		   not a return address: its saved rip follows its saved rsp,
+		   which points higher up this stack. Other copies of such
+		   addresses are stale (dead frames' words). */
+		if (!in_code(c, a) || w[i - 1] <= base + (uint64_t)i * 8 ||
+		    w[i - 1] >= top)
+			continue;
+		if (i < outer && !after_indirect_call(c, a) &&
+		    !before_the_check(c, a))
+			r->unsafe = true; /* resumes inside a record */
+		else if (i > outer && !in_copy(c, a) &&
+			 before_the_check(c, a))
+			r->reenter = true; /* resumes into the stub */
+		/* Elsewhere the blob's code past stub_entry runs inside
+		   activations only: stale. */
+	}
+	free(w);
+}
+
+/* TC runs in P's memory: a thread of P, or of a vfork child of P that
+   shares OWN, P's ring. */
+static bool
+runs_here(const struct tracee *tc, const struct tproc *p,
+	  const struct inline_proc *own)
+{
+	return tc->proc && (tc->proc == p || (own && tc->proc->inl == own));
+}
+
+/* ---- Running threads out of the stub ----
+
+   With the patches out, nothing enters the stub any more: a thread
+   inside it only has to run on for a while to leave it (a call of the
+   allocator takes microseconds). So those threads, and only those, run
+   free for a slice (1 ms, doubling up to 50 ms), are interrupted, and
+   looked at again, until none is inside or RUN_OUT_MS have passed. They
+   run as they would once detached: nothing of ours can stop them
+   (no single step, no breakpoint: were heaptrace killed meanwhile, they
+   would just run on), and the threads they create and the processes
+   they fork are not followed (their options are cleared first). A thread
+   blocked on a lock that a stopped thread holds stays inside: then the
+   code stays mapped. */
+
+static void
+keep_signal(struct tracee *tc, int sig)
+{
+	if (!tc->detach_sig)
+		tc->detach_sig = sig; /* handed back at PTRACE_DETACH */
+	else if (sig != tc->detach_sig)
+		syscall(SYS_tgkill, tc->proc->pid, tc->tid, sig);
+}
+
+/* TC's tracing options go: what it does while running free reports
+   nothing (a new thread, a fork, an exec). */
+static void
+quiet(struct tracee *tc)
+{
+	/* TRACESYSGOOD stays: inject.c needs it for the munmaps to come. */
+	ptrace(PTRACE_SETOPTIONS, tc->tid, NULL,
+	       (void *)(long)PTRACE_O_TRACESYSGOOD);
+}
+
+struct runner {
+	struct tracee *tc;
+	bool running;   /* resumed, its stop not seen yet */
+	bool out;       /* out of the stub (and runs on with the others) */
+	bool stuck;     /* staying as it is: not to be resumed */
+	bool gone;      /* exited */
+	bool interrupted;
+};
+
+/* STATUS of R's thread, reaped while it runs free. */
+static void
+runner_status(struct runner *r, int status)
+{
+	struct tracee *tc = r->tc;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		r->running = false;
+		r->gone = true; /* reaches nothing */
+		tc->detach_stopped = false;
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	int event = status >> 16, sig = WSTOPSIG(status);
+	if (status_is_group_stop(status)) {
+		r->running = false;
+		r->stuck = true; /* stays stopped, as the process is */
+		tc->detach_injectable = false;
+		return;
+	}
+	if (event == PTRACE_EVENT_STOP && r->interrupted) {
+		r->running = false;
+		return;
+	}
+	if (event == 0 && !r->interrupted) {
+		/* a signal: delivered, as it would be */
+		ptrace(PTRACE_CONT, tc->tid, NULL, (void *)(uintptr_t)sig);
+		return;
+	}
+	if (event == 0)
+		keep_signal(tc, sig);
+	/* a late interrupt, an event, a signal while we stop it: on */
+	ptrace(PTRACE_CONT, tc->tid, NULL, NULL);
+}
+
+/* Reap what RS's threads report until none of them runs, or DEADLINE. */
+static void
+reap(struct runner *rs, size_t n, const sigset_t *chld, uint64_t deadline)
+{
+	for (;;) {
+		size_t running = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct runner *r = &rs[i];
+			if (!r->running)
+				continue;
+			int status;
+			pid_t got = waitpid(r->tc->tid, &status, __WALL | WNOHANG);
+			if (got == r->tc->tid)
+				runner_status(r, status);
+			else if (got < 0 && errno == ECHILD)
+				runner_status(r, 0); /* gone: "exited" */
+			running += r->running;
+		}
+		if (!running || now_ms() >= deadline)
+			return;
+		struct timespec ts = { .tv_nsec = 1000000L };
+		sigtimedwait(chld, NULL, &ts);
+	}
+}
+
+/* Let the threads inside the stub run out of it (see above). */
+static void
+run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
+	const struct code *c, const struct ring_header *h)
+{
+	struct runner *rs = NULL;
+	size_t n = 0, cap = 0;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (!runs_here(tc, p, own) || !tc->detach_stopped)
+			continue;
+		struct reach re;
+		reach_of(c, h, tc, &re);
+		/* A thread at a group-stop (not ours to run) or a zombie
+		   stays as it is; so do unknown stacks. */
+		if (re.unknown || (!re.pc_in && !re.outer) ||
+		    !tc->detach_injectable)
+			continue;
+		ht_xgrow((void **)&rs, &cap, n + 1, sizeof(*rs));
+		rs[n++] = (struct runner){ .tc = tc };
+		quiet(tc);
+	}
+	if (!n)
+		return;
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	uint64_t t0 = now_ms(), deadline = t0 + RUN_OUT_MS;
+	unsigned slice = 1, rounds = 0;
+	for (size_t left = n; left && now_ms() < deadline; rounds++) {
+		for (size_t i = 0; i < n; i++) {
+			/* Those already out run too: one may have taken a
+			   lock in the allocator (natively: the patches are
+			   out) that another waits for. */
+			struct runner *r = &rs[i];
+			if (r->stuck || r->gone)
+				continue;
+			r->interrupted = false;
+			r->running = ptrace(PTRACE_CONT, r->tc->tid, NULL,
+					    NULL) == 0;
+			if (!r->running) {
+				r->gone = task_is_zombie(p->pid, r->tc->tid);
+				r->stuck = !r->gone;
+			}
+		}
+		reap(rs, n, &chld, now_ms() + slice);
+		for (size_t i = 0; i < n; i++) {
+			struct runner *r = &rs[i];
+			if (!r->running)
+				continue;
+			r->interrupted = true;
+			if (ptrace(PTRACE_INTERRUPT, r->tc->tid, NULL, NULL) < 0)
+				r->running = false;
+		}
+		/* An interrupt is taken at once, but by a thread in an
+		   uninterruptible sleep. */
+		reap(rs, n, &chld, now_ms() + 1000);
+		left = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct runner *r = &rs[i];
+			if (r->running) {
+				/* it would not stop: it runs on, ours no
+				   more to look at */
+				r->tc->detach_stopped = false;
+				r->running = false;
+				r->stuck = true;
+			}
+			if (r->out || r->stuck || r->gone)
+				continue;
+			struct reach re;
+			reach_of(c, h, r->tc, &re);
+			if (re.unknown)
+				r->stuck = true;
+			else if (!re.pc_in && !re.outer)
+				r->out = true; /* for good: no way back in */
+			else
+				left++;
+		}
+		slice = slice * 2 > 50 ? 50 : slice * 2;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	size_t out = 0;
+	for (size_t i = 0; i < n; i++) {
+		out += rs[i].out || rs[i].gone;
+		if (!rs[i].out && !rs[i].gone)
+			ht_debug("thread %d: still inside the inline stub",
+				 (int)rs[i].tc->tid);
+	}
+	ht_debug("process %d: %zu of %zu threads ran out of the inline stub "
+		 "in %u rounds, %llu ms", (int)p->pid, out, n, rounds,
+		 (unsigned long long)(now_ms() - t0));
+	free(rs);
+}
+
+/* ---- Draining with every thread held ---- */
+
+/* Drain OWN's ring (P's). A record may make the loader probe a library
+   (a NOTIFY in the ring): its threads are all held already, as
+   t->holding tells patching. */
+static void
+drain(struct tracer *t, struct tproc *p, uint64_t wait_ns)
+{
+	struct stopall s = { .resume_req = t->resume_req };
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (!runs_here(tc, p, p->inl) || !tc->detach_stopped)
+			continue;
+		ht_xgrow((void **)&s.threads, &s.cap, s.n + 1,
+			 sizeof(*s.threads));
+		s.threads[s.n++] = (struct stopall_thread){
+			.tid = tc->tid, .state = STOPALL_HERE,
+		};
+	}
+	struct stopall *was = t->holding;
+	t->holding = &s;
+	inline_drain(t, p, wait_ns);
+	t->holding = was;
+	free(s.threads); /* never stopall_end: detach.c lets them go */
+}
+
+/* ---- Code and mappings ---- */
+
+/* The original bytes back at every entry still patched as IP left it. */
+static void
+unpatch(struct tproc *p, pid_t tid, const struct inline_proc *ip)
+{
+	unsigned restored = 0;
+	for (unsigned i = 0; i < ip->n_patches; i++) {
+		const struct inline_patch *pa = &ip->patches[i];
+		uint8_t want[ARCH_RELOC_MAX_COVERED], now[ARCH_RELOC_MAX_COVERED];
+		memset(want, 0xcc, sizeof(want));
+		if (arch_encode_patch_jump(pa->addr, pa->tramp, want) ||
+		    mem_read(tid, pa->addr, now, pa->covered) !=
+			    (ssize_t)pa->covered) {
+			ht_debug("process %d: 0x%llx is gone: not restored",
+				 (int)p->pid, (unsigned long long)pa->addr);
+			continue;
+		}
+		if (memcmp(now, pa->orig, pa->covered) == 0)
+			continue;
+		if (memcmp(now, want, pa->covered) != 0) {
+			ht_debug("process %d: the code at 0x%llx is not our "
+				 "patch any more: left as it is", (int)p->pid,
+				 (unsigned long long)pa->addr);
+			continue;
+		}
+		int err = mem_write_code(p, tid, pa->addr, pa->orig,
+					 pa->covered);
+		if (err)
+			ht_warn("detach: process %d: cannot restore the code "
+				"at 0x%llx: %s", (int)p->pid,
+				(unsigned long long)pa->addr, ht_strerror(err));
+		else
+			restored++;
+	}
+	if (restored)
+		ht_debug("process %d: %u inline patches taken out",
+			 (int)p->pid, restored);
+}
+
+static int
+unmap(struct tproc *p, pid_t tid, uint64_t addr, uint64_t len)
+{
+	uint64_t args[6] = { addr, len }, ret;
+	int err = inject_syscall(p, tid, SYS_munmap, args, &ret);
+	if (!err && ret)
+		err = (int)(int64_t)ret;
+	if (err == -ESRCH)
+		ht_debug("process %d: exited: nothing to unmap", (int)p->pid);
+	else if (err)
+		ht_warn("detach: process %d: cannot unmap heaptrace's ring at "
+			"0x%llx: %s", (int)p->pid, (unsigned long long)addr,
+			ht_strerror(err));
+	return err;
+}
+
+/* Some thread still runs in P's memory (it may have exited while its
+   threads ran out of the stub). */
+static bool
+alive(struct tracer *t, const struct tproc *p, const struct inline_proc *own)
+{
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (runs_here(tc, p, own) &&
+		    !task_is_zombie(tc->proc->pid, tc->tid))
+			return true;
+	}
+	return false;
+}
+
+/* The inline state whose code and ring P's memory holds, and whether it
+   is P's own: P's ring; or its parent's, P being a fork child held at its
+   first stop since before it got its own (the detach came first; it ran
+   nothing). NULL when P's memory is another process's (a vfork child:
+   its owner does the work) or holds nothing of ours. *CHILD gets that
+   child's thread. */
+static struct inline_proc *
+state_of(struct tracer *t, struct tproc *p, struct tracee **child)
+{
+	*child = NULL;
+	if (p->inl)
+		return p->inl->owner == p || !p->inl->owner ? p->inl : NULL;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (tc->proc != p || !tc->ring_parent)
+			continue;
+		/* the parent is still one of ours (not freed at its exit) */
+		size_t pp = 0;
+		uint64_t k2, v2;
+		while (u64map_next(&t->procs, &pp, &k2, &v2)) {
+			struct tproc *q = (struct tproc *)(uintptr_t)v2;
+			if (q == tc->ring_parent && q->inl) {
+				*child = tc;
+				return q->inl;
+			}
+		}
+	}
+	return NULL;
+}
+
+void
+inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
+{
+	struct tracee *child;
+	struct inline_proc *ip = state_of(t, p, &child);
+	if (!ip) {
+		/* A vfork child: its memory is its parent's, whose detach
+		   decides what is unmapped there. */
+		if (p->inl)
+			p->n_scratch = 0;
+		return;
+	}
+	bool own = ip == p->inl;
+	if (child)
+		ht_debug("process %d: forked before it got a ring of its own: "
+			 "its parent's inline code taken out", (int)p->pid);
+	struct ring_header *h = tracer_ring_header(ip->ring);
+	if (own)
+		drain(t, p, RECORD_WAIT_NS);
+	__atomic_fetch_or(&h->flags, RING_F_PASS, __ATOMIC_SEQ_CST);
+	if (child && !tid && !child->detach_injectable &&
+	    inject_step_out(child->tid) == 0) {
+		/* out of the kernel's fork path, to inject from */
+		child->detach_injectable = true;
+		tid = child->tid;
+	}
+
+	/* No thread can enter the stub from now on; those inside it leave
+	   it. */
+	pid_t by = tid ? tid : child ? child->tid : p->pid;
+	unpatch(p, by, ip);
+	struct code c;
+	code_init(&c, ip);
+	run_out(t, p, own ? ip : NULL, &c, h);
+	if (own) {
+		drain(t, p, RECORD_WAIT_NS);
+		ip->broken = true; /* nothing more to drain: no drain after */
+	}
+	if (!alive(t, p, own ? ip : NULL)) {
+		ht_debug("process %d: exited while detaching", (int)p->pid);
+		p->n_scratch = 0;
+		return;
+	}
+	/* A NOTIFY committed by a thread run out may have had a new library
+	   patched, every thread held. */
+	if (own)
+		unpatch(p, by, ip);
+
+	/* What the threads can still reach, now. */
+	bool keep_ring = !c.r0, keep_code = !c.r0;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (!runs_here(tc, p, own ? ip : NULL))
+			continue;
+		struct reach re;
+		reach_of(&c, h, tc, &re);
+		if (re.unknown || re.pc_records || re.unsafe)
+			keep_ring = true;
+		if (re.unknown || re.pc_in || re.outer || re.reenter)
+			keep_code = true;
+		if (re.unknown || re.pc_in || re.outer || re.reenter)
+			ht_debug("thread %d: pc 0x%llx sp 0x%llx may still "
+				 "come back through the stub%s%s%s",
+				 (int)tc->tid, (unsigned long long)re.pc,
+				 (unsigned long long)re.sp,
+				 re.unknown ? " (its stack is not known)" : "",
+				 re.outer ? " (inside the allocator)" : "",
+				 re.pc_records || re.unsafe
+					 ? " (may still write a record)" : "");
+	}
+
+	struct tracer_ring_layout l;
+	tracer_ring_layout(ip->ring, &l);
+	if (!tid) {
+		ht_debug("process %d: no thread to unmap from: the inline "
+			 "stub and ring stay mapped, passing calls through",
+			 (int)p->pid);
+		keep_ring = keep_code = true;
+	}
+	if (!keep_code) {
+		/* one system call for the whole ring */
+		unmap(p, tid, ip->ring_addr, l.map_len);
+		ht_debug("process %d: inline stub and ring unmapped",
+			 (int)p->pid);
+		return;
+	}
+	if (!keep_ring &&
+	    unmap(p, tid, ip->ring_addr + RING_PAGE, l.map_len - RING_PAGE) == 0 &&
+	    own) {
+		/* The target keeps the header page, and with it the memfd:
+		   the rest of its memory is not needed (but the thread
+		   table, which --stats reads at the profile's end). */
+		uint64_t from = h->rule_off;
+		if (from < l.file_len &&
+		    fallocate(tracer_ring_fd(ip->ring),
+			      FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)from, (off_t)(l.file_len - from)) < 0)
+			ht_debug("process %d: ring memory not released: %s",
+				 (int)p->pid, strerror(errno));
+	}
+	/* The stub stays, passing calls through: so do the scratch pages
+	   it is in (detach.c unmaps only what P->scratch lists). */
+	ht_debug("process %d: the inline stub page%s left mapped as a "
+		 "pass-through (%zu scratch pages)", (int)p->pid,
+		 keep_ring ? " and the whole ring" : " and the ring's first "
+						      "page",
+		 p->n_scratch);
+	p->n_scratch = 0;
+}

@@ -467,6 +467,24 @@ rule_publish(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	return err == 0;
 }
 
+/* Walk W (a copy of a stack, from lookup pc AT) as the stubs would, and
+   publish the rule of every frame on the way that has none. */
+static void
+publish_along(struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	      uint64_t at, struct ring_walk *w)
+{
+	struct ring_header *h = tracer_ring_header(ip->ring);
+	for (uint32_t k = 0; at && k < h->walk_max; k++) {
+		const struct ring_rule *ru = ring_rule_lookup(h, at);
+		if (!ru && rule_publish(t, p, ip, at))
+			ru = ring_rule_lookup(h, at);
+		if (!ru || ru->kind == RING_RULE_COPY ||
+		    ring_walk_step(w, ru) <= 0 || w->ra == 0)
+			break;
+		at = w->ra - 1;
+	}
+}
+
 /* A stack the stub copied because a frame's rule was missing: walk it
    as the stubs would, over the copy, and publish the rule of every frame
    on the way that has none, so that the next stack through these frames
@@ -475,7 +493,6 @@ static void
 rules_from_copy(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 		const struct tracer_capture *cap)
 {
-	struct ring_header *h = tracer_ring_header(ip->ring);
 	uint64_t rsp = cap->regs.rsp;
 	struct ring_walk w = {
 		.rsp = rsp,
@@ -487,15 +504,7 @@ rules_from_copy(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 		.bias = (uint64_t)(uintptr_t)cap->stack - rsp,
 	};
 	uint64_t at = cap->regs.rip; /* the innermost frame: at its pc */
-	for (uint32_t k = 0; at && k < h->walk_max; k++) {
-		const struct ring_rule *ru = ring_rule_lookup(h, at);
-		if (!ru && rule_publish(t, p, ip, at))
-			ru = ring_rule_lookup(h, at);
-		if (!ru || ru->kind == RING_RULE_COPY ||
-		    ring_walk_step(&w, ru) <= 0 || w.ra == 0)
-			break;
-		at = w.ra - 1;
-	}
+	publish_along(t, p, ip, at, &w);
 }
 
 /* Give TC, whose thread pointer is TCB and stack pointer SP, its entry. */
@@ -542,7 +551,6 @@ static void
 rule_lookahead(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	       pid_t tid, uint64_t at, struct ring_walk w)
 {
-	struct ring_header *h = tracer_ring_header(ip->ring);
 	uint64_t len = w.hi > w.lo ? w.hi - w.lo : 0;
 	if (len > LOOKAHEAD_STACK)
 		len = LOOKAHEAD_STACK;
@@ -550,15 +558,7 @@ rule_lookahead(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	ssize_t n = len ? mem_read(tid, w.lo, copy, len) : 0;
 	w.hi = w.lo + (uint64_t)(n > 0 ? n : 0);
 	w.bias = (uint64_t)(uintptr_t)copy - w.lo;
-	for (uint32_t k = 0; at && k < h->walk_max; k++) {
-		const struct ring_rule *ru = ring_rule_lookup(h, at);
-		if (!ru && rule_publish(t, p, ip, at))
-			ru = ring_rule_lookup(h, at);
-		if (!ru || ru->kind == RING_RULE_COPY ||
-		    ring_walk_step(&w, ru) <= 0 || w.ra == 0)
-			break;
-		at = w.ra - 1;
-	}
+	publish_along(t, p, ip, at, &w);
 	free(copy);
 }
 

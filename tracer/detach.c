@@ -438,6 +438,7 @@ restore_process(struct tracer *t, struct tproc *p)
 	if (p->n_probes != n_probes) /* a library probed meanwhile */
 		restore_code(p, any->tid);
 	unmap_scratch(t, p);
+	inject_forget(p, any->tid); /* last: the unmapping injected calls */
 	p->n_probes = 0;
 	ht_debug("process %d: restored", (int)p->pid);
 }

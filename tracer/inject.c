@@ -17,10 +17,12 @@
    every register of the thread from a save area written first, and jumps
    back to where the thread was: it runs on as if nothing had happened (an
    interrupted system call is restarted, as the kernel would have), and the
-   only trace is the call's own effect (a mapping, an fd). The call that
-   maps the first scratch page cannot have it: it uses a syscall
-   instruction found in the program's code, and its few microseconds stay
-   a window. orig_rax is set to -1 so that a thread stopped inside an
+   only trace is the call's own effect (a mapping, an fd). Before the
+   process has a scratch page, the routine sits in the zero padding that
+   ends an executable file mapping, bytes nothing runs (put back by
+   inject_forget); only a process with no such padding injects from a
+   bare syscall instruction of its code, a window of microseconds.
+   orig_rax is set to -1 so that a thread stopped inside an
    interrupted system call does not have that call "restarted" into ours;
    its own call is restarted when its registers are put back. */
 #include "tracer_priv.h"
@@ -118,21 +120,75 @@ resume_state(const struct user_regs_struct *regs, uint64_t out[18])
 	memcpy(out, v, sizeof(v));
 }
 
-/* The routine in a scratch page of P, made once P has one (making it may
-   map a page, through a plain injection). 0 when there is none yet. */
+/* Before P has a scratch page (the first injection maps it), the routine
+   goes where nothing runs: the zero bytes that end an executable file
+   mapping (its segment's padding up to the page's end). */
+struct slack {
+	pid_t pid;
+	uint64_t at;
+};
+
+static int
+find_slack(void *arg, const struct mapping *m)
+{
+	struct slack *sl = arg;
+	if (m->perms[2] != 'x' || m->path[0] != '/' ||
+	    m->hi - m->lo < 4096)
+		return 0;
+	uint8_t tail[ROUTINE_LEN + 16];
+	uint64_t from = m->hi - sizeof(tail);
+	if (mem_read(sl->pid, from, tail, sizeof(tail)) != sizeof(tail))
+		return 0;
+	for (size_t i = 0; i < sizeof(tail); i++)
+		if (tail[i])
+			return 0;
+	sl->at = (from + 15) & ~15ULL;
+	return 1;
+}
+
+/* The routine for P: in a scratch page once P has one, else in slack
+   (P->inject_slack says so, for inject_forget). 0 when there is no room
+   for it anywhere. */
 static uint64_t
 routine_get(struct tproc *p, pid_t tid)
 {
-	if (p->inject_routine || !p->n_scratch)
+	static bool making; /* scratch_alloc may inject: plainly then */
+	if (p->inject_routine && (p->n_scratch || p->inject_slack))
 		return p->inject_routine;
-	uint64_t at;
+	if (making)
+		return 0;
+	making = true;
+	uint64_t at = 0;
+	bool slack = !p->n_scratch;
+	if (slack) {
+		struct slack sl = { .pid = p->pid };
+		maps_foreach(p->pid, find_slack, &sl);
+		at = sl.at;
+	} else if (scratch_alloc(p, tid, p->scratch[0].addr, ROUTINE_LEN,
+				 &at)) {
+		at = 0;
+	}
+	making = false;
 	uint8_t code[ROUTINE_SAVE];
 	size_t n = routine_code(code);
-	if (scratch_alloc(p, tid, p->scratch[0].addr, ROUTINE_LEN, &at) ||
-	    mem_write_code(p, tid, at, code, n))
+	if (!at || mem_write_code(p, tid, at, code, n))
 		return 0;
+	if (p->inject_slack)
+		inject_forget(p, tid); /* a scratch page now: slack back */
 	p->inject_routine = at;
+	p->inject_slack = slack;
 	return at;
+}
+
+void
+inject_forget(struct tproc *p, pid_t tid)
+{
+	if (!p->inject_slack)
+		return;
+	static const uint8_t zeros[ROUTINE_LEN];
+	mem_write_code(p, tid, p->inject_routine, zeros, sizeof(zeros));
+	p->inject_slack = false;
+	p->inject_routine = 0;
 }
 
 /* Resume TID with PTRACE_SYSCALL until its next syscall stop of kind OP

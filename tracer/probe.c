@@ -21,6 +21,7 @@
    pages written to are ever backed. */
 #define SCRATCH_SIZE 16384
 #define REACH (1ULL << 30) /* keep well inside rel32's +-2 GiB */
+#define SCRATCH_HINTS 24   /* each side of NEAR, 32 MiB apart */
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -35,15 +36,13 @@ within_reach(uint64_t a, uint64_t b)
 static int
 scratch_map(struct tproc *p, pid_t tid, uint64_t near, struct scratch **out)
 {
-	/* Try a few addresses around NEAR, insisting with
-	   MAP_FIXED_NOREPLACE; the kernel refuses where something lives. */
-	static const int64_t offsets[] = {
-		-(64LL << 20), 64LL << 20, -(256LL << 20), 256LL << 20,
-		-(768LL << 20), 768LL << 20,
-	};
-	for (size_t i = 0; i < sizeof(offsets) / sizeof(*offsets); i++) {
-		uint64_t hint = (uint64_t)((int64_t)(near & ~0xfffffULL) +
-					   offsets[i]);
+	/* Try addresses around NEAR, nearest first, insisting with
+	   MAP_FIXED_NOREPLACE; the kernel refuses where something lives
+	   (the pages of an earlier session that was killed, too). */
+	for (int i = 0; i < 2 * SCRATCH_HINTS; i++) {
+		int64_t off = (int64_t)(i / 2 + 1) * (32LL << 20) *
+			      (i % 2 ? 1 : -1);
+		uint64_t hint = (uint64_t)((int64_t)(near & ~0xfffffULL) + off);
 		if (hint < 0x10000 || hint > 0x7ffffffff000ULL)
 			continue;
 		uint64_t args[6] = {

@@ -69,6 +69,7 @@ proc_exec_reset(struct tproc *p)
 	u64map_init(&p->objects_seen);
 	p->tramp = p->call_tramp = p->syscall_insn = p->r_debug = 0;
 	p->inject_routine = 0;
+	p->inject_slack = false;
 	memset(p->freeres, 0, sizeof(p->freeres));
 	memset(p->bound, 0, sizeof(p->bound));
 	p->exit_bound = false;

@@ -69,8 +69,9 @@ struct tproc {
 	uint64_t tramp;           /* return trampoline (an int3 in scratch) */
 	uint64_t call_tramp;      /* where injected function calls return */
 	uint64_t syscall_insn;    /* a "syscall" instruction in the target */
-	uint64_t inject_routine;  /* inject.c's routine in a scratch page, 0
-				     until there is one */
+	uint64_t inject_routine;  /* inject.c's routine, 0 until made */
+	bool inject_slack;        /* ... in a code mapping's padding, to be
+				     zeroed again (inject_forget) */
 	uint64_t r_debug;         /* ld.so's struct r_debug, 0 if static */
 	uint64_t freeres[2];      /* __gnu_cxx::__freeres, __libc_freeres */
 	bool bound[LOADER_MAX_SYMBOLS]; /* per loader.c symbol: an object
@@ -285,6 +286,9 @@ int inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 /* TID is at a stop inside a system call's path (exec, fork, clone event):
    single-step it out, so that syscalls can be injected. 0 or -errno. */
 int inject_step_out(pid_t tid);
+/* Put back the bytes the injection routine borrowed in P's code padding,
+   if it did (TID stopped). */
+void inject_forget(struct tproc *p, pid_t tid);
 /* Find a "syscall" instruction in an executable mapping of P. 0 or
    -ENOENT. */
 int inject_find_syscall(struct tproc *p);

@@ -191,10 +191,16 @@ case_run() {
 		progs=$(report_lines "$rep" proc | awk -v c="$prog_comm" \
 			'{ pid = $1; st = $2; $1 = ""; $2 = ""; sub(/^ +/, "");
 			   if ($0 == c) print pid, st }')
+		if [ -z "$progs" ] && [ -s "$out" ]; then
+			# it ran and ended as the kill came, before the
+			# reaper looked for it by name: its output is all
+			# there is to check
+			finished=$((finished + 1))
+			check_output "$where" "$out"
+			continue
+		fi
 		if [ -z "$progs" ]; then
 			before=$((before + 1))
-			[ -s "$out" ] &&
-				bad "$where: stdout '$(head -c 200 "$out")' from a program that never ran"
 			echo "$where: before the program started"
 			continue
 		fi

@@ -3,27 +3,27 @@
 #include "selfrule.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <unistd.h>
 
 uint64_t selfrule_asked, selfrule_refused;
 
 static struct sym_session *self;
-/* The session serves one thread at a time. A spin lock: it is taken in
-   signal handlers, and its holders never wait for those. */
-static volatile int self_lock;
+/* The session serves one thread at a time: the drainer asks for rules
+   and unwinds copies while tests may unwind too. */
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 lock(void)
 {
-	while (__atomic_exchange_n(&self_lock, 1, __ATOMIC_ACQUIRE))
-		;
+	pthread_mutex_lock(&self_lock);
 }
 
 static void
 unlock(void)
 {
-	__atomic_store_n(&self_lock, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&self_lock);
 }
 
 struct sym_session *

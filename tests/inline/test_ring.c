@@ -3,10 +3,17 @@
    double mapping, the thread table, records written here with ring.h's
    producer helpers and drained in order (uncommitted records, callbacks
    that stop, corrupt records, wrap-around), record-to-event conversion,
-   and trampoline encoding. */
+   trampoline encoding; and what the stubs wait on: the consumer word and
+   its robust-list link, hooks, answers and the wake-ups of producers
+   waiting for room. */
 #include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common/err.h"
 #include "tests/check.h"
@@ -499,6 +506,162 @@ test_tramp(void)
 	      "jmp [rip] when out of reach");
 }
 
+/* ---- What the stubs wait on ---- */
+
+/* A new ring's consumer is the thread that made it: its tid in
+   CONSUMER, the ring linked first in its robust list (so the kernel marks
+   CONSUMER when it dies), recording until PASS or the mark; freeing a
+   ring unlinks it from the middle of the list. */
+static void
+test_consumer(void)
+{
+	struct tracer_ring *r1 = ring(1 << 16, 8, 0);
+	struct tracer_ring *r2 = ring(1 << 16, 8, 0);
+	struct ring_header *h1 = tracer_ring_header(r1);
+	struct ring_header *h2 = tracer_ring_header(r2);
+	uint32_t tid = (uint32_t)gettid() & RING_CONSUMER_TID;
+	CHECK(h1->consumer == tid && h2->consumer == tid && ring_recording(h2),
+	      "CONSUMER: this thread's tid (%#x)", h2->consumer);
+	CHECK(h2->consumer_node == (uint64_t)(uintptr_t)&h1->consumer_node,
+	      "the second ring's link leads to the first's");
+	uint64_t after = h1->consumer_node;
+	tracer_ring_free(r1);
+	CHECK(h2->consumer_node == after, "the first unlinked");
+
+	h2->flags |= RING_F_PASS;
+	CHECK(!ring_recording(h2), "not recording with PASS");
+	h2->flags &= ~RING_F_PASS;
+	h2->consumer = tid | RING_CONSUMER_DIED;
+	CHECK(!ring_recording(h2), "not recording once the consumer died");
+	h2->consumer = 0;
+	CHECK(!ring_recording(h2), "not recording without a consumer");
+	h2->consumer = tid;
+	tracer_ring_free(r2);
+}
+
+static void
+test_hooks(void)
+{
+	struct tracer_ring *r = ring(1 << 16, 8, 0);
+	struct ring_header *h = tracer_ring_header(r);
+	CHECK(tracer_ring_hook_set(r, RING_MAX_FNS, RING_CLASS_NOTIFY, 0, 1, 2,
+				   0, 0) == -EINVAL,
+	      "index out of range");
+	CHECK(tracer_ring_hook_set(r, 0, RING_CLASS_ALLOC, 0, 1, 2, 0, 0) ==
+		      -EINVAL,
+	      "an allocator's class");
+	CHECK(tracer_ring_hook_set(r, 0, RING_CLASS_PAGE, RING_PAGE_N, 1, 2, 0,
+				   0) == -EINVAL,
+	      "a page call past the last");
+	CHECK(tracer_ring_hook_set(r, 5, RING_CLASS_NOTIFY, 3, 0x10, 0x20, 0x30,
+				   0x40) == 0 &&
+		      h->fns[5].entry == 0x10 && h->fns[5].orig == 0x20 &&
+		      h->fns[5].obj_lo == 0x30 && h->fns[5].obj_hi == 0x40 &&
+		      h->fns[5].fn == 0 && h->fns[5].cls == RING_CLASS_NOTIFY,
+	      "NOTIFY hook");
+	CHECK(tracer_ring_hook_set(r, 6, RING_CLASS_EXIT, 0, 0x50, 0x60, 0,
+				   0) == 0 &&
+		      h->fns[6].cls == RING_CLASS_EXIT &&
+		      h->fns[6].orig == 0x60,
+	      "EXIT hook");
+	CHECK(tracer_ring_hook_set(r, 7, RING_CLASS_PAGE_ENTRY,
+				   RING_PAGE_MUNMAP, 0x70, 0x80, 0, 0) == 0 &&
+		      h->fns[7].cls == RING_CLASS_PAGE_ENTRY &&
+		      h->fns[7].fn == RING_PAGE_MUNMAP,
+	      "page-call hook");
+	tracer_ring_freeres_set(r, 0x111, 0x222);
+	CHECK(h->freeres[0] == 0x111 && h->freeres[1] == 0x222, "freeres");
+	tracer_ring_free(r);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A stub's wait on a futex word (as stub.c's, shared), at most 5 s,
+   counted in *SLEEPERS when not NULL; TOOK_NS gets how long it lasted. */
+struct waiter {
+	uint32_t *word;
+	uint32_t seen;
+	uint32_t *sleepers;
+	uint64_t took_ns;
+};
+
+static void *
+futex_waiter(void *arg)
+{
+	struct waiter *w = arg;
+	struct timespec ts = { .tv_sec = 5 };
+	uint64_t t0 = now_ns();
+	if (w->sleepers)
+		__atomic_fetch_add(w->sleepers, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, w->word, FUTEX_WAIT, w->seen, &ts, NULL, 0);
+	if (w->sleepers)
+		__atomic_fetch_sub(w->sleepers, 1, __ATOMIC_SEQ_CST);
+	w->took_ns = now_ns() - t0;
+	return NULL;
+}
+
+static void
+waiter_start(pthread_t *th, struct waiter *w)
+{
+	if (pthread_create(th, NULL, futex_waiter, w)) {
+		fprintf(stderr, "pthread_create failed\n");
+		exit(EXIT_HARNESS);
+	}
+	usleep(50000); /* asleep by now, as a rule */
+}
+
+/* An answer wakes the stubs waiting for it. */
+static void
+test_notify_ack(void)
+{
+	struct tracer_ring *r = ring(1 << 16, 8, 0);
+	struct ring_header *h = tracer_ring_header(r);
+	struct waiter w = { .word = &h->notify_ack };
+	pthread_t th;
+	waiter_start(&th, &w);
+	tracer_ring_notify_ack(r, 3);
+	pthread_join(th, NULL);
+	CHECK(h->notify_ack == 3 && w.took_ns < 2000000000u,
+	      "answered 3, the waiter back after %.1f ms", w.took_ns / 1e6);
+	tracer_ring_free(r);
+}
+
+/* The drain's published tail wakes the producers waiting for room
+   (bumping DRAINED), only when SLEEPERS says some wait. */
+static void
+test_drained(void)
+{
+	struct tracer_ring *r = ring(4096, 8, 0);
+	struct ring_header *h = tracer_ring_header(r);
+	struct seen s = { 0 };
+	for (int i = 0; i < 8; i++)
+		produce(h, RING_REC_ALLOC, (uint64_t)i, 0, true);
+	tracer_ring_drain(r, 0, see, &s);
+	CHECK(s.n == 8 && h->drained == 0, "no sleeper, no bump (%u)",
+	      h->drained);
+
+	for (int i = 0; i < 8; i++)
+		produce(h, RING_REC_ALLOC, (uint64_t)i, 0, true);
+	struct waiter w = { .word = &h->drained, .sleepers = &h->sleepers };
+	pthread_t th;
+	waiter_start(&th, &w);
+	/* Counted, it is asleep or about to find DRAINED changed. */
+	while (!__atomic_load_n(&h->sleepers, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	tracer_ring_drain(r, 0, see, &s);
+	pthread_join(th, NULL);
+	CHECK(s.n == 16 && h->drained > 0 && w.took_ns < 2000000000u,
+	      "a sleeper: bumped %u, the waiter back after %.1f ms",
+	      h->drained, w.took_ns / 1e6);
+	tracer_ring_free(r);
+}
+
 int
 main(void)
 {
@@ -510,6 +673,10 @@ main(void)
 	test_events();
 	test_fns();
 	test_tramp();
+	test_consumer();
+	test_hooks();
+	test_notify_ack();
+	test_drained();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);
 	return failures ? 1 : 0;

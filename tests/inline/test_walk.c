@@ -2,12 +2,16 @@
 /* The stub's stack walk against the tracer's unwinder, in this process:
    call chains of every frame kind (walkchain.h) reach a fake allocator
    through a trampoline twice from one call site, once walked by the stub
-   from the rules our own symbol session compiles (selfrule.h), once copied
-   and unwound by sym_unwind; the addresses must be the same, to the last
-   frame and at every depth limit. Then each reason a stub copies instead
-   (walking off, a signal frame, a read past the stack's bounds, the rule
-   table emptied mid-walk) gives its copy and the same addresses; and
-   threads walk while the table is emptied over and over. */
+   from the rules our own symbol session compiles (selfrule.h), which
+   stubenv's consumer publishes answering the stub's RULE questions as
+   the tracer does, once copied and unwound by sym_unwind; the addresses
+   must be the same, to the last frame and at every depth limit. A
+   question left unanswered makes the stub copy, and the rules learnt
+   from that copy make the next call walk. Then each reason a stub copies
+   instead (walking off, a signal frame, a read past the stack's bounds,
+   the rule table emptied mid-walk) gives its copy and the same
+   addresses; and threads walk while the table is emptied over and
+   over. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -71,13 +75,15 @@ struct got {
 	uint64_t pcs[MAX_PCS];
 };
 
+/* stubenv's on_item: the allocation's addresses into ARG, a struct got.
+   Questions (RULE records) were answered already. */
 static int
 grab(void *arg, const struct tracer_ring_item *it)
 {
 	struct got *g = arg;
-	g->records++;
 	if (it->rec->kind != RING_REC_ALLOC)
 		return 0;
+	g->records++;
 	g->copied = it->copied;
 	g->walked = it->npcs > 0;
 	if (g->walked) {
@@ -91,16 +97,33 @@ grab(void *arg, const struct tracer_ring_item *it)
 	return 0;
 }
 
-/* Two rounds: the compiler may not make two call sites of the loop. */
+/* Two rounds of a loop: the compiler may not make a call site of each. */
 static volatile int rounds = 2;
 
+/* One call of the chain KINDS, its record's addresses into G once the
+   consumer has delivered it. */
 __attribute__((noinline)) static void
 run_once(const char *kinds, unsigned walk_max, struct got *g)
 {
 	tracer_ring_walk_set(env.r, walk_max);
+	env.item_arg = g;
 	struct walk_chain ch = { .kinds = kinds, .leaf = leaf_malloc };
 	walk_next(&ch, 0);
-	tracer_ring_drain(env.r, 0, grab, g);
+	env_sync();
+}
+
+/* Run KINDS from one call site (not inlined: the compiler may not make
+   a call site per round) once per WALK_MAX[i] (0: copy), at most MAX
+   addresses each, into G[i]. */
+__attribute__((noinline)) static void
+run_rounds(const char *kinds, unsigned max, const unsigned *walk_max,
+	   int n, struct got *g)
+{
+	for (int i = 0; i < n; i++) {
+		memset(&g[i], 0, sizeof(g[i]));
+		g[i].max = max;
+		run_once(kinds, walk_max[i], &g[i]);
+	}
 }
 
 /* Run KINDS twice from one call site, walking (at most MAX addresses),
@@ -108,12 +131,11 @@ run_once(const char *kinds, unsigned walk_max, struct got *g)
 static void
 run_chain(const char *kinds, unsigned max, struct got *w, struct got *c)
 {
-	for (int copy = 0; copy < rounds; copy++) {
-		struct got *g = copy ? c : w;
-		memset(g, 0, sizeof(*g));
-		g->max = max;
-		run_once(kinds, copy ? 0 : max, g);
-	}
+	const unsigned modes[2] = { max, 0 };
+	struct got g[2];
+	run_rounds(kinds, max, modes, 2, g);
+	*w = g[0];
+	*c = g[1];
 }
 
 static bool
@@ -180,14 +202,19 @@ test_kinds(void)
 	check_chain("CNCVCFCC", MAX_PCS);
 	check_chain("NNNNVVVVFFFFCCCC", MAX_PCS);
 	struct got w, c;
-	uint64_t stops = 0;
+	uint64_t misses = 0, asked = 0;
 	for (int i = 0; i < rounds; i++) {
-		/* The second time round, every frame is known. */
-		stops = env.rule_stops;
+		/* The second time round, every frame is known: nothing
+		   asked. */
+		misses = env.h->stats.rule_misses;
+		asked = env.answered[RING_REC_RULE];
 		run_chain("FNVC", MAX_PCS, &w, &c);
 	}
-	CHECK(env.rule_stops == stops, "%llu rule stops for known frames",
-	      (unsigned long long)(env.rule_stops - stops));
+	CHECK(env.h->stats.rule_misses == misses &&
+		      env.answered[RING_REC_RULE] == asked,
+	      "%llu misses, %llu questions for known frames",
+	      (unsigned long long)(env.h->stats.rule_misses - misses),
+	      (unsigned long long)(env.answered[RING_REC_RULE] - asked));
 	CHECK(frames_in(&w, "walk_fp") == 1 &&
 		      frames_in(&w, "walk_nofp") == 1 &&
 		      frames_in(&w, "walk_vla") == 1 &&
@@ -235,13 +262,10 @@ test_bounds(void)
 {
 	/* The stack ends, for the stub, a little above this frame. */
 	volatile uint64_t here = 0;
-	uint64_t tcb = env_tcb();
-	tracer_ring_thread_set(env.r, tcb, env_self.tid, env_self.stack_lo,
-			       (uint64_t)&here + 64);
+	env_thread_set(env_self.stack_lo, (uint64_t)&here + 64);
 	struct got w, c;
 	run_chain("FNVC", MAX_PCS, &w, &c);
-	tracer_ring_thread_set(env.r, tcb, env_self.tid, env_self.stack_lo,
-			       env_self.stack_hi);
+	env_thread_set(env_self.stack_lo, env_self.stack_hi);
 	CHECK(!w.walked && w.copied == RING_COPY_BOUNDS,
 	      "a read past the stack's top: copied (%d)", (int)w.copied);
 	CHECK(same(&w, &c), "the same addresses from the shorter copy");
@@ -249,6 +273,7 @@ test_bounds(void)
 
 static unsigned resets_left;
 
+/* env.on_rule, called by the drainer as the tables' writer. */
 static bool
 rule_resetting(uint64_t pc, struct ring_rule *out)
 {
@@ -264,7 +289,7 @@ test_reset(void)
 {
 	/* A walk that asks for a rule after a frame it looked up already:
 	   the table is emptied in between. */
-	tracer_ring_rules_reset(env.r);
+	env_rules_reset();
 	struct got w, c;
 	run_chain("F", MAX_PCS, &w, &c); /* the frames up to main are known */
 	env.on_rule = rule_resetting;
@@ -276,6 +301,67 @@ test_reset(void)
 	CHECK(same(&w, &c), "the same addresses from the copy");
 	run_chain("NVC", MAX_PCS, &w, &c);
 	CHECK(w.walked && same(&w, &c), "walked again after the reset");
+}
+
+/* ---- Questions left unanswered, or answered without a rule ---- */
+
+/* A RULE question nobody answers in time (a tracer busy elsewhere):
+   after RING_RULE_WAIT_NS the stub copies (RING_COPY_RULE), and the
+   tracer, unwinding the copy, publishes the rules of its frames
+   (rules_from_copy), so that the next call through them is walked; the
+   addresses are the same as sym_unwind's on a copy each time. */
+static void
+test_learn_from_copy(void)
+{
+	static const unsigned modes[3] = { MAX_PCS, MAX_PCS, 0 };
+	struct got g[3];
+	env_rules_reset();
+	uint64_t timeouts = env.h->stats.notify_timeouts;
+	uint64_t learnt = env.copy_rules;
+	env.rules_silent = true;
+	run_rounds("FNVC", MAX_PCS, modes, 3, g);
+	env.rules_silent = false;
+	CHECK(!g[0].walked && g[0].copied == RING_COPY_RULE,
+	      "unanswered: copied (%d)", (int)g[0].copied);
+	CHECK(env.h->stats.notify_timeouts == timeouts + 1,
+	      "one question timed out (%llu)",
+	      (unsigned long long)(env.h->stats.notify_timeouts - timeouts));
+	CHECK(env.copy_rules > learnt, "no rule learnt from the copy");
+	CHECK(g[1].walked, "the next call walked (copied: %d)",
+	      (int)g[1].copied);
+	CHECK(!g[2].walked && g[2].copied == RING_COPY_OFF,
+	      "copied when off");
+	bool ok = same(&g[0], &g[1]) && same(&g[1], &g[2]);
+	CHECK(ok && g[0].n > 8, "the same addresses each way (%u)", g[0].n);
+	if (!ok) {
+		show("copied unanswered", &g[0]);
+		show("walked", &g[1]);
+		show("copied", &g[2]);
+	}
+}
+
+/* Questions answered without a rule (a tracer with no rules to give,
+   e.g. before its profile starts): the stub copies at once, with no
+   time-out, and those copies teach nothing. */
+static void
+test_declined(void)
+{
+	static const unsigned modes[2] = { MAX_PCS, MAX_PCS };
+	struct got g[2];
+	env_rules_reset();
+	uint64_t timeouts = env.h->stats.notify_timeouts;
+	uint64_t asked = env.answered[RING_REC_RULE];
+	env.on_rule = NULL;
+	run_rounds("NV", MAX_PCS, modes, 2, g);
+	env.on_rule = selfrule_get;
+	CHECK(!g[0].walked && g[0].copied == RING_COPY_RULE &&
+		      !g[1].walked && g[1].copied == RING_COPY_RULE,
+	      "declined: copied (%d, %d)", (int)g[0].copied,
+	      (int)g[1].copied);
+	CHECK(env.answered[RING_REC_RULE] == asked + 2 &&
+		      env.h->stats.notify_timeouts == timeouts,
+	      "asked each time, answered, no time-out");
+	CHECK(same(&g[0], &g[1]), "the same addresses");
 }
 
 /* ---- Threads walking while the table is emptied ---- */
@@ -317,6 +403,8 @@ check_thread_record(void *arg, const struct tracer_ring_item *it)
 {
 	struct threads_check *tc = arg;
 	struct got g = { .max = MAX_PCS };
+	if (it->rec->kind != RING_REC_ALLOC)
+		return 0; /* a question, answered */
 	grab(&g, it);
 	if (g.walked)
 		tc->walked++;
@@ -349,18 +437,22 @@ test_threads_reset(void)
 	struct threads_check tc;
 	memset(&tc, 0, sizeof(tc));
 	tracer_ring_walk_set(env.r, MAX_PCS);
+	env_consumer_stop(true);
+	env.on_item = check_thread_record;
+	env.item_arg = &tc;
 	walkers_go = walkers_done = 0;
 	for (int i = 0; i < WALKERS; i++)
 		if (pthread_create(&th[i], NULL, walker, NULL)) {
 			fprintf(stderr, "pthread_create failed\n");
 			exit(EXIT_HARNESS);
 		}
-	/* This thread plays the tracer: drains, and every 20 us empties the
-	   rule table, as a library mapping would make it. */
+	/* This thread plays the tracer: drains (answering the questions
+	   each emptied table brings), and every 20 us empties the rule
+	   table, as a library mapping would make it. */
 	unsigned resets = 0;
 	__atomic_store_n(&walkers_go, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&walkers_done, __ATOMIC_ACQUIRE) < WALKERS) {
-		tracer_ring_drain(env.r, 1000000, check_thread_record, &tc);
+		env_drain(1000000);
 		env_rules_reset();
 		resets++;
 		usleep(20);
@@ -368,7 +460,9 @@ test_threads_reset(void)
 	for (int i = 0; i < WALKERS; i++)
 		pthread_join(th[i], NULL);
 	while (tracer_ring_pending(env.r))
-		tracer_ring_drain(env.r, 100000000, check_thread_record, &tc);
+		env_drain(100000000);
+	env.on_item = grab;
+	env_consumer_start(0);
 	uint64_t copies = 0;
 	for (int i = 0; i < RING_COPY_N; i++)
 		copies += tc.copied[i];
@@ -400,18 +494,26 @@ main(void)
 	env_thread_init();
 	env_fn(0, HT_FN_MALLOC, fake_malloc, 0, 0);
 	env.on_rule = selfrule_get;
+	env.on_item = grab;
+	env_consumer_start(0);
 
 	test_kinds();
 	test_depth();
+	test_learn_from_copy();
+	test_declined();
 	test_signal_frame();
 	test_bounds();
 	test_reset();
 	test_threads_reset();
 
+	env_consumer_stop(true);
 	fprintf(stderr, "rules: %llu asked, %llu the stubs cannot follow; "
-		"%llu rule stops\n", (unsigned long long)selfrule_asked,
+		"%llu RULE questions, %llu rules published answering them, "
+		"%llu from copies\n", (unsigned long long)selfrule_asked,
 		(unsigned long long)selfrule_refused,
-		(unsigned long long)env.rule_stops);
+		(unsigned long long)env.answered[RING_REC_RULE],
+		(unsigned long long)env.ahead_rules,
+		(unsigned long long)env.copy_rules);
 	env_fini();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);

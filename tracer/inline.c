@@ -582,7 +582,7 @@ on_rule(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 		};
 		rule_lookahead(t, p, ip, (pid_t)rec->tid, rec->args[1], w);
 	}
-	tracer_ring_notify_ack(ip->ring, (uint32_t)rec->args[0]);
+	tracer_ring_notify_ack(ip->ring, rec->args[0]);
 }
 
 /* ---- NOTIFY: ld.so changed the link map ---- */
@@ -598,14 +598,14 @@ static void
 on_notify(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	  const struct ring_record *rec)
 {
-	uint32_t seq = (uint32_t)rec->args[0];
+	uint64_t pos = rec->args[0];
 	if (rec->kind == RING_REC_NOTIFY)
 		loader_debug_state(t, p, (pid_t)rec->tid, false);
 	struct tracee *tc = tracee_get(t, (pid_t)rec->tid);
 	/* Insert or update: an exec leaves TC's old thread pointer behind. */
 	if (tc && tc->proc == p && rec->args[1])
 		thread_entry_set(ip, tc, rec->args[1], rec->args[2]);
-	tracer_ring_notify_ack(ip->ring, seq);
+	tracer_ring_notify_ack(ip->ring, pos);
 }
 
 /* ---- Draining ---- */

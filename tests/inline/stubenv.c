@@ -321,7 +321,7 @@ answer(const struct tracer_ring_item *it)
 	pthread_mutex_unlock(&table_lock);
 	if (ack) {
 		env.answered[rec->kind]++;
-		tracer_ring_notify_ack(env.r, (uint32_t)rec->args[0]);
+		tracer_ring_notify_ack(env.r, rec->args[0]);
 	}
 }
 

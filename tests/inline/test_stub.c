@@ -580,9 +580,9 @@ test_late_thread(void)
 	      "a THREAD question, then 3 records (%llu)",
 	      (unsigned long long)coll.n);
 	const struct rec_copy *q = rec(0);
-	CHECK(q->tid == other_tid && q->args[0] == 1 &&
+	CHECK(q->tid == other_tid && q->args[0] == 0 &&
 		      q->args[1] == other_tcb && q->args[2] >= other_lo &&
-		      q->args[2] < other_hi,
+		      q->args[2] < other_hi && q->sp == q->args[2],
 	      "THREAD: tid %u, number %llu, thread pointer, rsp", q->tid,
 	      (unsigned long long)q->args[0]);
 	for (unsigned i = 1; i < 4; i++)
@@ -1208,8 +1208,9 @@ test_notify(void)
 	      (unsigned long long)coll.n);
 	const struct rec_copy *q = rec(0);
 	uint32_t tid = (uint32_t)gettid();
-	CHECK(q->args[0] == 1 && q->args[1] == env_tcb() && q->args[2] == rsp &&
-		      q->tid == tid,
+	/* Its number is its ring position: the ring's first record. */
+	CHECK(q->args[0] == 0 && q->args[1] == env_tcb() && q->args[2] == rsp &&
+		      q->sp == rsp && q->tid == tid,
 	      "NOTIFY: number %llu, thread pointer %#llx, rsp %#llx (want "
 	      "%#llx), tid %u",
 	      (unsigned long long)q->args[0], (unsigned long long)q->args[1],
@@ -1222,6 +1223,7 @@ test_notify(void)
 	CHECK(took >= 30000000, "returned after %.1f ms, before the answer",
 	      took / 1e6);
 	CHECK(env.h->doorbell == 1 && env.h->notify_ack == 1 &&
+		      env.h->answered == 1 &&
 		      env.answered[RING_REC_THREAD] == 0,
 	      "one question, rung once, answered");
 	CHECK(env.h->stats.notify_timeouts == 0 && env.h->stats.miss_pass == 0,

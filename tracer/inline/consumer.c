@@ -284,9 +284,13 @@ tracer_ring_freeres_set(struct tracer_ring *r, uint64_t cxx, uint64_t libc)
 }
 
 void
-tracer_ring_notify_ack(struct tracer_ring *r, uint32_t seq)
+tracer_ring_notify_ack(struct tracer_ring *r, uint64_t pos)
 {
-	__atomic_store_n(&r->h->notify_ack, seq, __ATOMIC_RELEASE);
+	/* Never lowered: a question answered twice (a retried drain) must
+	   not take back the answers given after it. */
+	if (__atomic_load_n(&r->h->answered, __ATOMIC_RELAXED) <= pos)
+		__atomic_store_n(&r->h->answered, pos + 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&r->h->notify_ack, 1, __ATOMIC_RELEASE);
 	futex_wake_all(&r->h->notify_ack);
 }
 

@@ -89,9 +89,9 @@ int tracer_ring_hook_set(struct tracer_ring *r, unsigned idx,
 void tracer_ring_freeres_set(struct tracer_ring *r, uint64_t cxx,
 			     uint64_t libc);
 
-/* Answer the NOTIFY numbered SEQ (and every one before it): its stub, and
-   any waiting for an earlier one, go on. */
-void tracer_ring_notify_ack(struct tracer_ring *r, uint32_t seq);
+/* Answer the question at ring position POS (its args[0]) and every one
+   before it: their stubs go on. */
+void tracer_ring_notify_ack(struct tracer_ring *r, uint64_t pos);
 
 /* Insert or update the thread whose thread pointer is TCB: TID, and the
    stack [STACK_LO, STACK_HI). Only while that thread is stopped or not yet

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 4
+#define RING_VERSION 5
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing;
@@ -145,10 +145,14 @@ struct ring_header {
 	uint32_t pad3;
 	uint64_t rule_gen;      /* even; odd while the tracer empties the
 				   rule table, bumped before and after */
-	uint32_t notify_seq;    /* NOTIFY records made (lock xadd; a
-				   record carries its number, from 1) */
-	uint32_t notify_ack;    /* futex word: the last NOTIFY answered */
+	uint32_t notify_seq;    /* questions asked (NOTIFY, THREAD, RULE
+				   records): a count, for tests and stats */
+	uint32_t notify_ack;    /* futex word: bumped at every answer */
 	uint64_t freeres[2];    /* RING_CLASS_EXIT's calls, 0: none */
+	uint64_t answered;      /* ring position of the last question
+				   answered, plus one; questions are
+				   answered in ring order, so every question
+				   before it is answered too */
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
 	   struct ring_rule rules[rule_cap] at RULE_OFF */
 };
@@ -221,11 +225,12 @@ enum ring_rec_kind {
 	RING_REC_REALLOC_BEGIN, /* a realloc-like call was entered; no stack */
 	RING_REC_REALLOC,       /* a realloc-like call returned */
 	RING_REC_NOTIFY,        /* _dl_debug_state was entered: args[0] is
-				   the request's number (notify_seq),
+				   the record's own ring position (its
+				   number: the order the tracer answers in),
 				   args[1] the thread pointer (0: not set
 				   up yet), args[2] the entry rsp; the
-				   tracer answers by storing the number in
-				   NOTIFY_ACK and waking that word */
+				   tracer answers by raising ANSWERED past
+				   it, then bumping and waking NOTIFY_ACK */
 	RING_REC_THREAD,        /* a thread not in the thread table asks
 				   for its entry: as NOTIFY */
 	RING_REC_PAGE,          /* a page call (fn: enum ring_page_fn)
@@ -240,6 +245,14 @@ enum ring_rec_kind {
 				   and it are known (RING_WALK_*), and the
 				   thread's stack top */
 };
+
+/* A record a stub waits on an answer to (args[0]: its ring position). */
+static inline int
+ring_rec_is_question(uint32_t kind)
+{
+	return kind == RING_REC_NOTIFY || kind == RING_REC_THREAD ||
+	       kind == RING_REC_RULE;
+}
 
 /* ring_record.regs: F's registers at its entry, what CFI rules need. */
 enum ring_reg {

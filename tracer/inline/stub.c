@@ -301,11 +301,11 @@ wait_for_room(struct ring_header *h, uint64_t pos, uint32_t len)
    NPCS addresses from PCS; stamped with the TSC when the tracer asks.
    Waits while the ring has no room for it: nothing is dropped while the
    consumer lives. */
-static void
-emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
-     const struct ring_fn *d, uint16_t kind,
-     uint64_t result, uint8_t copied, uint32_t slen, const uint64_t *pcs,
-     uint32_t npcs)
+static uint64_t
+emit_args(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
+	  const struct ring_fn *d, uint16_t kind, const uint64_t args[3],
+	  uint64_t result, uint8_t copied, uint32_t slen, const uint64_t *pcs,
+	  uint32_t npcs)
 {
 	uint32_t len = ring_rec_size(copied, slen, npcs);
 	uint64_t pos = ring_reserve(h, len);
@@ -316,7 +316,7 @@ emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 			       ? ring_tsc()
 			       : 0;
 	if (!ring_has_room(h, pos, len) && !wait_for_room(h, pos, len))
-		return; /* nobody will read it */
+		return pos; /* nobody will read it */
 	struct ring_record *r = ring_record_at(h, pos);
 	uint64_t rsp = (uint64_t)&f->ret;
 	r->kind = kind;
@@ -327,9 +327,10 @@ emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 	r->copied = copied;
 	r->tsc = tsc;
 	r->sp = rsp;
-	r->args[0] = f->arg[0];
-	r->args[1] = f->arg[1];
-	r->args[2] = f->arg[2];
+	/* A question's number is its place in the ring (wait_answer). */
+	r->args[0] = ring_rec_is_question(kind) ? pos : args[0];
+	r->args[1] = args[1];
+	r->args[2] = args[2];
 	r->result = result;
 	if (copied) {
 		uint64_t *regs = ring_record_regs(r);
@@ -349,6 +350,16 @@ emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 	for (uint32_t i = 0; i < npcs; i++)
 		dst[i] = pcs[i];
 	ring_commit(r, len);
+	return pos;
+}
+
+/* emit_args with F's own arguments: a record of the call itself. */
+static void
+emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
+     const struct ring_fn *d, uint16_t kind, uint64_t result, uint8_t copied,
+     uint32_t slen, const uint64_t *pcs, uint32_t npcs)
+{
+	emit_args(h, tid, f, d, kind, f->arg, result, copied, slen, pcs, npcs);
 }
 
 /* A record that comes with its stack (allocations, at return): the
@@ -395,17 +406,42 @@ ring_doorbell(struct ring_header *h)
 	sys3(SYS_FUTEX, (uint64_t)&h->doorbell, SYS_FUTEX_WAKE, 1);
 }
 
-/* Wait for the answer to question SEQ, at most WAIT_NS. */
+/* Wait at most WAIT_NS for the answer to the question at ring position
+   POS. The tracer answers in ring order, so ANSWERED past POS is this
+   question's answer: a number taken apart from the position could be
+   answered before its own record was read, when another thread's question
+   took a later number but an earlier place. */
 static void
-wait_answer(struct ring_header *h, uint32_t seq, uint64_t wait_ns)
+wait_answer(struct ring_header *h, uint64_t pos, uint64_t wait_ns)
 {
 	for (uint64_t n = 0; n < wait_ns / RING_FULL_WAIT_NS; n++) {
+		/* The word first: the tracer raises ANSWERED before it bumps
+		   the word, so an answer between the two reads is not slept
+		   through. */
 		uint32_t ack = __atomic_load_n(&h->notify_ack, __ATOMIC_ACQUIRE);
-		if ((int32_t)(ack - seq) >= 0 || !ring_recording(h))
+		if (__atomic_load_n(&h->answered, __ATOMIC_ACQUIRE) > pos ||
+		    !ring_recording(h))
 			return;
 		futex_wait(&h->notify_ack, ack, RING_FULL_WAIT_NS);
 	}
 	stat_add(&h->stats.notify_timeouts);
+}
+
+/* Put a question (KIND, with ARGS; args[0] is overwritten with the
+   record's ring position, its number), ring the doorbell and wait at most
+   WAIT_NS for the answer. F's entry rsp goes in the record as for any
+   call. */
+static void
+question(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
+	 const struct ring_fn *d, uint16_t kind, const uint64_t args[3],
+	 uint64_t result, const uint64_t *more, uint32_t nmore,
+	 uint64_t wait_ns)
+{
+	__atomic_add_fetch(&h->notify_seq, 1, __ATOMIC_RELAXED);
+	uint64_t pos = emit_args(h, tid, f, d, kind, args, result,
+				 RING_COPY_NONE, 0, more, nmore);
+	ring_doorbell(h);
+	wait_answer(h, pos, wait_ns);
 }
 
 /* Ask the tracer something and wait for its answer, as a debugger's
@@ -418,17 +454,11 @@ static void
 ask(struct ring_header *h, const struct stub_frame *f,
     const struct ring_fn *d, uint16_t kind)
 {
-	uint32_t seq = __atomic_add_fetch(&h->notify_seq, 1, __ATOMIC_ACQ_REL);
 	uint32_t tid = (uint32_t)sys3(SYS_GETTID, 0, 0, 0);
 	uint64_t fs = 0;
 	sys3(SYS_ARCH_PRCTL, ARCH_GET_FS, (uint64_t)&fs, 0);
-	struct stub_frame g = *f;
-	g.arg[0] = seq;
-	g.arg[1] = fs;
-	g.arg[2] = (uint64_t)&f->ret;
-	emit(h, tid, &g, d, kind, 0, RING_COPY_NONE, 0, 0, 0);
-	ring_doorbell(h);
-	wait_answer(h, seq, RING_NOTIFY_WAIT_NS);
+	uint64_t args[3] = { 0, fs, (uint64_t)&f->ret };
+	question(h, tid, f, d, kind, args, 0, 0, 0, RING_NOTIFY_WAIT_NS);
 }
 
 /* Ask for the rule of lookup pc AT, where the walk W stands (a RULE
@@ -438,16 +468,10 @@ ask_rule(struct ring_header *h, const struct ring_thread *t,
 	 const struct stub_frame *f, const struct ring_fn *d, uint64_t at,
 	 const struct ring_walk *w)
 {
-	uint32_t seq = __atomic_add_fetch(&h->notify_seq, 1, __ATOMIC_ACQ_REL);
-	struct stub_frame g = *f;
-	g.arg[0] = seq;
-	g.arg[1] = at;
-	g.arg[2] = w->rsp;
+	uint64_t args[3] = { 0, at, w->rsp };
 	uint64_t more[3] = { w->ra, w->known, w->hi };
-	emit(h, t->tid, &g, d, RING_REC_RULE, w->rbp, RING_COPY_NONE, 0, more,
-	     3);
-	ring_doorbell(h);
-	wait_answer(h, seq, RING_RULE_WAIT_NS);
+	question(h, t->tid, f, d, RING_REC_RULE, args, w->rbp, more, 3,
+		 RING_RULE_WAIT_NS);
 }
 
 typedef void (*void_fn)(void);

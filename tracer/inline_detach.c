@@ -3,19 +3,24 @@
    every thread stopped): docs/inline-backend.md, "Detaching".
 
    1. The ring is drained: every record committed so far is delivered.
-   2. RING_F_PASS is set: from then on every stub call goes straight to
-      the original, and a stub that comes back from one touches nothing
-      of the ring but its first page (ring.h).
-   3. The original bytes go back at every patched entry: no thread enters
+   2. The original bytes go back at every patched entry: no thread enters
       the stub any more.
-   4. Every thread still inside the inline code runs free until it has
+   3. Every thread still inside the inline code runs free until it has
       left it (see "Running threads out of the stub"): its pc in the
       blob, a trampoline or a relocated prologue, or an *activation* of
       the stub on its stack (stub_entry's return address from stub_call,
       with the frame stub_entry pushed above it: a thread inside the
-      original allocator, called from the stub, returns through it). A
-      thread that was in the middle of a record commits it; the ring is
-      drained again, for the last time.
+      original allocator, called from the stub, returns through it).
+      The ring is drained between the slices they run, so that a thread
+      in the middle of a record, or waiting for room for one, commits
+      it.
+   4. RING_F_PASS is set as soon as no thread is past the stub's check
+      of it (none in the middle of a record): from then on every stub
+      call goes straight to the original, and a stub that comes back
+      from one touches nothing of the ring but its first page (ring.h).
+      Set earlier, it would make a stub waiting for room give its
+      record up, a hole the drain cannot get past ("The last drain").
+      The ring is drained for the last time.
    5. The ring's mapping in the target goes, but its first page when a
       thread may still come back through the stub (it reads the header
       only); the first page goes too, with the blob, the trampolines and
@@ -370,6 +375,168 @@ runs_here(const struct tracee *tc, const struct tproc *p,
 	return tc->proc && (tc->proc == p || (own && tc->proc->inl == own));
 }
 
+/* ---- Draining with every thread held ---- */
+
+/* The original bytes back at every entry still patched as IP left it. */
+static void
+unpatch(struct tproc *p, pid_t tid, const struct inline_proc *ip)
+{
+	unsigned restored = 0;
+	for (unsigned i = 0; i < ip->n_patches; i++) {
+		const struct inline_patch *pa = &ip->patches[i];
+		uint8_t want[ARCH_RELOC_MAX_COVERED], now[ARCH_RELOC_MAX_COVERED];
+		memset(want, 0xcc, sizeof(want));
+		if (arch_encode_patch_jump(pa->addr, pa->tramp, want) ||
+		    mem_read(tid, pa->addr, now, pa->covered) !=
+			    (ssize_t)pa->covered) {
+			ht_debug("process %d: 0x%llx is gone: not restored",
+				 (int)p->pid, (unsigned long long)pa->addr);
+			continue;
+		}
+		if (memcmp(now, pa->orig, pa->covered) == 0)
+			continue;
+		if (memcmp(now, want, pa->covered) != 0) {
+			ht_debug("process %d: the code at 0x%llx is not our "
+				 "patch any more: left as it is", (int)p->pid,
+				 (unsigned long long)pa->addr);
+			continue;
+		}
+		int err = mem_write_code(p, tid, pa->addr, pa->orig,
+					 pa->covered);
+		if (err)
+			ht_warn("detach: process %d: cannot restore the code "
+				"at 0x%llx: %s", (int)p->pid,
+				(unsigned long long)pa->addr, ht_strerror(err));
+		else
+			restored++;
+	}
+	if (restored)
+		ht_debug("process %d: %u inline patches taken out",
+			 (int)p->pid, restored);
+}
+
+/* What a drain's answers put into P's code (a NOTIFY's new library:
+   patched, or probed where it cannot be) comes out before any thread
+   runs again: a thread let run must meet neither a patch (a way back
+   into the stub) nor an int3 (a SIGTRAP with nobody to take it).
+   detach.c writes the probes' bytes again after us (P->n_probes
+   changed): the same bytes. */
+static void
+take_out_new(struct tproc *p, pid_t by, unsigned patches, size_t probes)
+{
+	if (p->inl && p->inl->n_patches != patches)
+		unpatch(p, by, p->inl);
+	for (size_t i = probes; i < p->n_probes; i++) {
+		const struct probe *pr = &p->probes[i];
+		int err = mem_write_code(p, by, pr->addr, pr->d.orig,
+					 arch_breakpoint_len);
+		if (err)
+			ht_debug("process %d: the probe at 0x%llx planted while "
+				 "detaching stays until detach.c's restore: %s",
+				 (int)p->pid, (unsigned long long)pr->addr,
+				 ht_strerror(err));
+	}
+}
+
+/* Drain P's own ring, its code written through BY. A record may make
+   the loader probe a library (a NOTIFY in the ring): its threads are
+   all held already, as t->holding tells patching (the threads held are
+   those stopped here: one that would not stop runs on, ours no more). */
+static void
+drain(struct tracer *t, struct tproc *p, pid_t by, uint64_t wait_ns)
+{
+	if (!p->inl)
+		return;
+	struct stopall s = { .resume_req = t->resume_req };
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (!runs_here(tc, p, p->inl) || !tc->detach_stopped)
+			continue;
+		ht_xgrow((void **)&s.threads, &s.cap, s.n + 1,
+			 sizeof(*s.threads));
+		s.threads[s.n++] = (struct stopall_thread){
+			.tid = tc->tid, .state = STOPALL_HERE,
+		};
+	}
+	unsigned patches = p->inl->n_patches;
+	size_t probes = p->n_probes;
+	struct stopall *was = t->holding;
+	t->holding = &s;
+	inline_drain(t, p, wait_ns);
+	t->holding = was;
+	free(s.threads); /* never stopall_end: detach.c lets them go */
+	take_out_new(p, by, patches, probes);
+}
+
+/* ---- The last drain ---- */
+
+/* The record at AT, before HEAD, is committed and whole by its own
+   account. */
+static bool
+committed_at(struct ring_header *h, uint64_t at, uint64_t head)
+{
+	struct ring_record *rec = ring_record_at(h, at);
+	uint32_t len = __atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE);
+	return len && len <= head - at &&
+	       len == ring_rec_size(rec->copied, rec->stack_len, rec->npcs);
+}
+
+/* Past the record at the tail of H's ring that a stub gave up (it saw
+   RING_F_PASS while waiting for room: never to be committed), to the
+   next one. Only once no thread can write to the ring, since a record
+   still being written looks the same at its start. A stub that gives a
+   record up writes nothing into it, and the drain zeroes what it
+   consumes, so its bytes are all zero; every committed record starts
+   with its commit word, never zero. So the next record starts at the
+   first nonzero word (records and their sizes are multiples of 8
+   bytes), or there is none before the head. Returns the bytes skipped,
+   0 when the tail is not at such a record or what follows is no record
+   (then the drain stops there, as before). */
+static uint64_t
+skip_given_up(struct ring_header *h)
+{
+	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = h->tail, at = tail;
+	while (at != head &&
+	       *(const uint64_t *)(const void *)ring_record_at(h, at) == 0)
+		at += 8;
+	if (at == tail || (at != head && !committed_at(h, at, head)))
+		return 0;
+	ring_publish_tail(h, at); /* the drain starts from the tail */
+	return at - tail;
+}
+
+/* The last drain of P's ring: every record committed is delivered, and
+   nothing is drained after (the ring is left to the stubs' pass-through).
+   With no thread that can still write (CAN_WRITE false), records given
+   up do not hide those after them. */
+static void
+last_drain(struct tracer *t, struct tproc *p, pid_t by, bool can_write)
+{
+	struct inline_proc *ip = p->inl;
+	struct ring_header *h = tracer_ring_header(ip->ring);
+	uint64_t skipped = 0, n;
+	/* A thread that can write may be finishing a record; the others
+	   are held or gone. */
+	drain(t, p, by, can_write ? RECORD_WAIT_NS : 0);
+	while (!can_write && !ip->broken && (n = skip_given_up(h)) != 0) {
+		skipped += n;
+		drain(t, p, by, 0);
+	}
+	if (skipped)
+		ht_debug("process %d: %llu bytes of records given up skipped "
+			 "in the ring", (int)p->pid,
+			 (unsigned long long)skipped);
+	uint64_t left = tracer_ring_pending(ip->ring);
+	if (left && !ip->broken)
+		ht_debug("process %d: %llu bytes left in the ring after its "
+			 "last drain (a record not committed)", (int)p->pid,
+			 (unsigned long long)left);
+	ip->broken = true;
+}
+
 /* ---- Running threads out of the stub ----
 
    With the patches out, nothing enters the stub any more: a thread
@@ -382,7 +549,17 @@ runs_here(const struct tracee *tc, const struct tproc *p,
    would just run on), and the threads they create and the processes
    they fork are not followed (their options are cleared first). A thread
    blocked on a lock that a stopped thread holds stays inside: then the
-   code stays mapped. */
+   code stays mapped.
+
+   The stubs go on recording until no thread is past their check of
+   RING_F_PASS (in the middle of a record, or about to reserve one), and
+   the ring is drained between slices meanwhile: a stub waiting for room
+   gets it and commits, one waiting for an answer gets it (the drain's
+   answers are inline.c's, as at any drain). A stub that saw the flag
+   while waiting for room would give its record up (stub.c,
+   wait_for_room), and every record after it would be lost to the
+   drain. Should some still write at RUN_OUT_MS, the flag is set all
+   the same, and the others get RUN_OUT_MS more to leave. */
 
 static void
 keep_signal(struct tracee *tc, int sig)
@@ -472,15 +649,39 @@ reap(struct runner *rs, size_t n, const sigset_t *chld, uint64_t deadline)
 	}
 }
 
-/* Let the threads inside the stub run out of it (see above). */
+/* From now on the stubs pass every call through. */
 static void
-run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
-	const struct code *c, const struct ring_header *h)
+set_pass(struct ring_header *h)
 {
-	struct runner *rs = NULL;
-	size_t n = 0, cap = 0;
+	__atomic_fetch_or(&h->flags, RING_F_PASS, __ATOMIC_SEQ_CST);
+}
+
+static bool
+passing(const struct ring_header *h)
+{
+	return __atomic_load_n(&h->flags, __ATOMIC_SEQ_CST) & RING_F_PASS;
+}
+
+/* A thread so placed may still reserve or commit a record. */
+static bool
+writes(const struct reach *re)
+{
+	return re->pc_records || re->unsafe;
+}
+
+/* The threads of P to run out of the stub, into *RS (malloc'd; *N of
+   them), their tracing options cleared. Returns how many of them write
+   (writes()). */
+static size_t
+runners_of(struct tracer *t, struct tproc *p, const struct inline_proc *own,
+	   const struct code *c, const struct ring_header *h,
+	   struct runner **rs, size_t *n)
+{
+	size_t cap = 0, writing = 0;
 	size_t pos = 0;
 	uint64_t key, val;
+	*rs = NULL;
+	*n = 0;
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		if (!runs_here(tc, p, own) || !tc->detach_stopped)
@@ -492,68 +693,130 @@ run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 		if (re.unknown || (!re.pc_in && !re.outer) ||
 		    !tc->detach_injectable)
 			continue;
-		ht_xgrow((void **)&rs, &cap, n + 1, sizeof(*rs));
-		rs[n++] = (struct runner){ .tc = tc };
+		ht_xgrow((void **)rs, &cap, *n + 1, sizeof(**rs));
+		(*rs)[(*n)++] = (struct runner){ .tc = tc };
+		writing += writes(&re);
 		quiet(tc);
 	}
+	return writing;
+}
+
+/* One round: RS's threads (but those stuck or gone) run free for SLICE
+   ms and are interrupted. One that would not stop runs on, stuck. */
+static void
+run_slice(struct runner *rs, size_t n, pid_t pid, const sigset_t *chld,
+	  unsigned slice)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* Those already out run too: one may have taken a lock in
+		   the allocator (natively: the patches are out) that
+		   another waits for. */
+		struct runner *r = &rs[i];
+		if (r->stuck || r->gone)
+			continue;
+		r->interrupted = false;
+		r->running = ptrace(PTRACE_CONT, r->tc->tid, NULL, NULL) == 0;
+		if (!r->running) {
+			r->gone = task_is_zombie(pid, r->tc->tid);
+			r->stuck = !r->gone;
+		}
+	}
+	reap(rs, n, chld, now_ms() + slice);
+	for (size_t i = 0; i < n; i++) {
+		struct runner *r = &rs[i];
+		if (!r->running)
+			continue;
+		r->interrupted = true;
+		if (ptrace(PTRACE_INTERRUPT, r->tc->tid, NULL, NULL) < 0)
+			r->running = false;
+	}
+	/* An interrupt is taken at once, but by a thread in an
+	   uninterruptible sleep. */
+	reap(rs, n, chld, now_ms() + 1000);
+	for (size_t i = 0; i < n; i++) {
+		struct runner *r = &rs[i];
+		if (r->running) {
+			/* it would not stop: it runs on, ours no more to
+			   look at */
+			r->tc->detach_stopped = false;
+			r->running = false;
+			r->stuck = true;
+		}
+	}
+}
+
+/* Look at RS's threads again: *LEFT gets how many are still inside;
+   returns how many of those write. While the stubs record, those out
+   are looked at too: a signal frame may have brought one back in. */
+static size_t
+look(const struct code *c, const struct ring_header *h, struct runner *rs,
+     size_t n, size_t *left)
+{
+	bool recording = !passing(h);
+	size_t writing = 0;
+	*left = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct runner *r = &rs[i];
+		if (r->stuck || r->gone || (r->out && !recording))
+			continue;
+		struct reach re;
+		reach_of(c, h, r->tc, &re);
+		if (r->out && (re.unknown || (!re.pc_in && !re.outer)))
+			continue;
+		r->out = false;
+		if (re.unknown)
+			r->stuck = true;
+		else if (!re.pc_in && !re.outer)
+			r->out = true; /* for good once passing: no way in */
+		else {
+			(*left)++;
+			writing += writes(&re);
+		}
+	}
+	return writing;
+}
+
+/* Let the threads inside the stub run out of it, draining OWN's ring
+   (P's, NULL: not ours to drain) between slices, its code written
+   through BY; RING_F_PASS set on the way (see above). */
+static void
+run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
+	const struct code *c, struct ring_header *h, pid_t by)
+{
+	struct runner *rs;
+	size_t n;
+	size_t writing = runners_of(t, p, own, c, h, &rs, &n);
+	if (!writing)
+		set_pass(h); /* nothing in flight: before anything runs */
 	if (!n)
 		return;
 	sigset_t chld, old;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
-	uint64_t t0 = now_ms(), deadline = t0 + RUN_OUT_MS;
+	uint64_t t0 = now_ms(), deadline = t0 + RUN_OUT_MS, pass_ms = 0;
 	unsigned slice = 1, rounds = 0;
 	for (size_t left = n; left && now_ms() < deadline; rounds++) {
-		for (size_t i = 0; i < n; i++) {
-			/* Those already out run too: one may have taken a
-			   lock in the allocator (natively: the patches are
-			   out) that another waits for. */
-			struct runner *r = &rs[i];
-			if (r->stuck || r->gone)
-				continue;
-			r->interrupted = false;
-			r->running = ptrace(PTRACE_CONT, r->tc->tid, NULL,
-					    NULL) == 0;
-			if (!r->running) {
-				r->gone = task_is_zombie(p->pid, r->tc->tid);
-				r->stuck = !r->gone;
-			}
-		}
-		reap(rs, n, &chld, now_ms() + slice);
-		for (size_t i = 0; i < n; i++) {
-			struct runner *r = &rs[i];
-			if (!r->running)
-				continue;
-			r->interrupted = true;
-			if (ptrace(PTRACE_INTERRUPT, r->tc->tid, NULL, NULL) < 0)
-				r->running = false;
-		}
-		/* An interrupt is taken at once, but by a thread in an
-		   uninterruptible sleep. */
-		reap(rs, n, &chld, now_ms() + 1000);
-		left = 0;
-		for (size_t i = 0; i < n; i++) {
-			struct runner *r = &rs[i];
-			if (r->running) {
-				/* it would not stop: it runs on, ours no
-				   more to look at */
-				r->tc->detach_stopped = false;
-				r->running = false;
-				r->stuck = true;
-			}
-			if (r->out || r->stuck || r->gone)
-				continue;
-			struct reach re;
-			reach_of(c, h, r->tc, &re);
-			if (re.unknown)
-				r->stuck = true;
-			else if (!re.pc_in && !re.outer)
-				r->out = true; /* for good: no way back in */
-			else
-				left++;
+		bool recording = !passing(h);
+		run_slice(rs, n, p->pid, &chld, slice);
+		if (own)
+			drain(t, p, by, 0); /* all held: no record to wait for */
+		writing = look(c, h, rs, n, &left);
+		if (recording && (!writing || now_ms() >= deadline)) {
+			set_pass(h);
+			pass_ms = now_ms() - t0;
+			deadline = now_ms() + RUN_OUT_MS;
+			if (writing)
+				ht_debug("process %d: %zu threads still inside "
+					 "a record after %llu ms: the stubs pass "
+					 "all the same", (int)p->pid, writing,
+					 (unsigned long long)pass_ms);
 		}
 		slice = slice * 2 > 50 ? 50 : slice * 2;
+	}
+	if (!passing(h)) {
+		set_pass(h); /* none left inside, the last look told */
+		pass_ms = now_ms() - t0;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	size_t out = 0;
@@ -563,79 +826,17 @@ run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 			ht_debug("thread %d: still inside the inline stub",
 				 (int)rs[i].tc->tid);
 	}
+	if (pass_ms)
+		ht_debug("process %d: the stubs recorded for %llu ms more, "
+			 "until no thread was in the middle of a record",
+			 (int)p->pid, (unsigned long long)pass_ms);
 	ht_debug("process %d: %zu of %zu threads ran out of the inline stub "
 		 "in %u rounds, %llu ms", (int)p->pid, out, n, rounds,
 		 (unsigned long long)(now_ms() - t0));
 	free(rs);
 }
 
-/* ---- Draining with every thread held ---- */
-
-/* Drain OWN's ring (P's). A record may make the loader probe a library
-   (a NOTIFY in the ring): its threads are all held already, as
-   t->holding tells patching. */
-static void
-drain(struct tracer *t, struct tproc *p, uint64_t wait_ns)
-{
-	struct stopall s = { .resume_req = t->resume_req };
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&t->tracees, &pos, &key, &val)) {
-		struct tracee *tc = (struct tracee *)(uintptr_t)val;
-		if (!runs_here(tc, p, p->inl) || !tc->detach_stopped)
-			continue;
-		ht_xgrow((void **)&s.threads, &s.cap, s.n + 1,
-			 sizeof(*s.threads));
-		s.threads[s.n++] = (struct stopall_thread){
-			.tid = tc->tid, .state = STOPALL_HERE,
-		};
-	}
-	struct stopall *was = t->holding;
-	t->holding = &s;
-	inline_drain(t, p, wait_ns);
-	t->holding = was;
-	free(s.threads); /* never stopall_end: detach.c lets them go */
-}
-
 /* ---- Code and mappings ---- */
-
-/* The original bytes back at every entry still patched as IP left it. */
-static void
-unpatch(struct tproc *p, pid_t tid, const struct inline_proc *ip)
-{
-	unsigned restored = 0;
-	for (unsigned i = 0; i < ip->n_patches; i++) {
-		const struct inline_patch *pa = &ip->patches[i];
-		uint8_t want[ARCH_RELOC_MAX_COVERED], now[ARCH_RELOC_MAX_COVERED];
-		memset(want, 0xcc, sizeof(want));
-		if (arch_encode_patch_jump(pa->addr, pa->tramp, want) ||
-		    mem_read(tid, pa->addr, now, pa->covered) !=
-			    (ssize_t)pa->covered) {
-			ht_debug("process %d: 0x%llx is gone: not restored",
-				 (int)p->pid, (unsigned long long)pa->addr);
-			continue;
-		}
-		if (memcmp(now, pa->orig, pa->covered) == 0)
-			continue;
-		if (memcmp(now, want, pa->covered) != 0) {
-			ht_debug("process %d: the code at 0x%llx is not our "
-				 "patch any more: left as it is", (int)p->pid,
-				 (unsigned long long)pa->addr);
-			continue;
-		}
-		int err = mem_write_code(p, tid, pa->addr, pa->orig,
-					 pa->covered);
-		if (err)
-			ht_warn("detach: process %d: cannot restore the code "
-				"at 0x%llx: %s", (int)p->pid,
-				(unsigned long long)pa->addr, ht_strerror(err));
-		else
-			restored++;
-	}
-	if (restored)
-		ht_debug("process %d: %u inline patches taken out",
-			 (int)p->pid, restored);
-}
 
 static int
 unmap(struct tproc *p, pid_t tid, uint64_t addr, uint64_t len)
@@ -718,36 +919,33 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 		ht_debug("process %d: forked before it got a ring of its own: "
 			 "its parent's inline code taken out", (int)p->pid);
 	struct ring_header *h = tracer_ring_header(ip->ring);
-	if (own)
-		drain(t, p, RECORD_WAIT_NS);
-	__atomic_fetch_or(&h->flags, RING_F_PASS, __ATOMIC_SEQ_CST);
 	if (child && !tid && !child->detach_injectable &&
 	    inject_step_out(child->tid) == 0) {
 		/* out of the kernel's fork path, to inject from */
 		child->detach_injectable = true;
 		tid = child->tid;
 	}
+	pid_t by = tid ? tid : child ? child->tid : p->pid;
+	if (own)
+		drain(t, p, by, RECORD_WAIT_NS);
+	else
+		set_pass(h); /* the parent's ring: the child writes nothing
+				to it (it ran nothing of ours) */
 
 	/* No thread can enter the stub from now on; those inside it leave
-	   it. */
-	pid_t by = tid ? tid : child ? child->tid : p->pid;
+	   it, and the stubs pass from then on. */
 	unpatch(p, by, ip);
 	struct code c;
 	code_init(&c, ip);
-	run_out(t, p, own ? ip : NULL, &c, h);
-	if (own) {
-		drain(t, p, RECORD_WAIT_NS);
-		ip->broken = true; /* nothing more to drain: no drain after */
-	}
+	run_out(t, p, own ? ip : NULL, &c, h, by);
+	set_pass(h); /* when nothing had to run out */
 	if (!alive(t, p, own ? ip : NULL)) {
 		ht_debug("process %d: exited while detaching", (int)p->pid);
+		if (own)
+			last_drain(t, p, by, false);
 		p->n_scratch = 0;
 		return;
 	}
-	/* A NOTIFY committed by a thread run out may have had a new library
-	   patched, every thread held. */
-	if (own)
-		unpatch(p, by, ip);
 
 	/* What the threads can still reach, now. */
 	bool keep_ring = !c.r0, keep_code = !c.r0;
@@ -759,7 +957,7 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 			continue;
 		struct reach re;
 		reach_of(&c, h, tc, &re);
-		if (re.unknown || re.pc_records || re.unsafe)
+		if (re.unknown || writes(&re))
 			keep_ring = true;
 		if (re.unknown || re.pc_in || re.outer || re.reenter)
 			keep_code = true;
@@ -770,9 +968,12 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 				 (unsigned long long)re.sp,
 				 re.unknown ? " (its stack is not known)" : "",
 				 re.outer ? " (inside the allocator)" : "",
-				 re.pc_records || re.unsafe
-					 ? " (may still write a record)" : "");
+				 writes(&re) ? " (may still write a record)"
+					     : "");
 	}
+	/* The ring stays whole exactly while a thread may write to it. */
+	if (own)
+		last_drain(t, p, by, keep_ring);
 
 	struct tracer_ring_layout l;
 	tracer_ring_layout(ip->ring, &l);

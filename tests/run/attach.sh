@@ -48,6 +48,7 @@
 #
 # usage: attach.sh HEAPTRACE ATTACHEE CASE [BACKEND [LIB]]
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 if [ $# -lt 3 ] || [ $# -gt 5 ]; then
 	echo "usage: attach.sh HEAPTRACE ATTACHEE CASE [BACKEND [LIB]]" >&2
@@ -58,58 +59,16 @@ backend_opts=()
 if [ -n "${4:-}" ] && [ "$4" != default ]; then
 	backend_opts=(--backend="$4")
 fi
-for tool in python3 timeout mkfifo; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed"
-		exit 77
-	fi
-done
-tmp=$(mktemp -d) || exit 99
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ulimit -c 0
-fails=0
+need python3 timeout mkfifo
+scratch
 
-bad() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-# wait_for FILE TEXT: up to 10 s for TEXT to appear in FILE.
-wait_for() {
-	for _ in $(seq 100); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# start_target NAME ARGS...: run the attachee with stdin from the FIFO
-# $tmp/NAME.in (kept open for writing on fd 9), its stdout and stderr in
-# $tmp/NAME.out/.err and its exit status in $tmp/NAME.status; sets
-# $target. Returns once it said "ready".
-start_target() {
+# start_attachee NAME ARGS...: the attachee started with ARGS
+# (start_target: stdin on fd 9, files $tmp/NAME.*, pid in $target), once
+# it said "ready".
+start_attachee() {
 	local name=$1
 	shift
-	mkfifo "$tmp/$name.in"
-	( "$prog" "$@" <"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err"
-	  echo $? >"$tmp/$name.status" ) &
-	exec 9>"$tmp/$name.in"
-	wait_for "$tmp/$name.out" ready || { echo "target did not start"; exit 99; }
-	target=$(pgrep -n -f "^$prog $1")
-	[ -n "$target" ] || { echo "target not found"; exit 99; }
-	pids+=("$target")
-}
-
-# finish_target NAME: close its stdin and wait for its exit status.
-finish_target() {
-	exec 9>&-
-	wait_for "$tmp/$1.status" . || bad "$1: the target did not exit"
-	status=$(cat "$tmp/$1.status" 2>/dev/null)
+	start_target "$name" out ready "$prog" "$@"
 }
 
 # A digest of PID's executable mappings (where, what) and their bytes:
@@ -157,64 +116,64 @@ attach_for() {
 }
 
 case_cycles() {
-	start_target cycles threads 15
+	start_attachee cycles threads 15
 	for i in 1 2 3 4 5; do
 		local before after
 		before=$(image_digest "$target")
-		attach_for 1 "$tmp/m.$i" || bad "cycle $i: heaptrace exit $?"
+		attach_for 1 "$tmp/m.$i" || fail "cycle $i: heaptrace exit $?"
 		after=$(image_digest "$target")
 		[ "$before" = "$after" ] ||
-			bad "cycle $i: maps or code differ after the detach"
+			fail "cycle $i: maps or code differ after the detach"
 		grep -q "^snapshot=" "$tmp/m.$i" 2>/dev/null ||
-			bad "cycle $i: no profile"
+			fail "cycle $i: no profile"
 		grep -q "left mapped" "$tmp/ht.err" &&
-			bad "cycle $i: scratch pages left mapped"
+			fail "cycle $i: scratch pages left mapped"
 	done
 	finish_target cycles
-	[ "$status" = 0 ] || bad "the target exited with $status: $(cat "$tmp/cycles.err")"
+	[ "$status" = 0 ] || fail "the target exited with $status: $(cat "$tmp/cycles.err")"
 }
 
 case_read() {
-	start_target read read
+	start_attachee read read
 	local before
 	before=$(image_digest "$target")
-	attach_for 1 "$tmp/m" || bad "heaptrace exit $?"
-	[ "$before" = "$(image_digest "$target")" ] || bad "maps or code differ"
+	attach_for 1 "$tmp/m" || fail "heaptrace exit $?"
+	[ "$before" = "$(image_digest "$target")" ] || fail "maps or code differ"
 	printf hello >&9
 	finish_target read
-	[ "$status" = 0 ] || bad "the reader exited with $status: $(cat "$tmp/read.err")"
+	[ "$status" = 0 ] || fail "the reader exited with $status: $(cat "$tmp/read.err")"
 }
 
 case_sleep() {
 	local t0=$SECONDS
-	start_target sleep sleep 3000
-	attach_for 1 "$tmp/m" || bad "heaptrace exit $?"
+	start_attachee sleep sleep 3000
+	attach_for 1 "$tmp/m" || fail "heaptrace exit $?"
 	finish_target sleep
-	[ "$status" = 0 ] || bad "the sleeper exited with $status: $(cat "$tmp/sleep.err")"
-	[ $((SECONDS - t0)) -ge 3 ] || bad "slept less than 3 s"
+	[ "$status" = 0 ] || fail "the sleeper exited with $status: $(cat "$tmp/sleep.err")"
+	[ $((SECONDS - t0)) -ge 3 ] || fail "slept less than 3 s"
 }
 
 case_pages() {
-	start_target pages threads 4
+	start_attachee pages threads 4
 	# Through the stubs (libc's page-call wrappers patched), then through
 	# PTRACE_SYSCALL stops: the same start-up mappings either way.
-	attach_for 1 "$tmp/m" --pages-as-heap=yes || bad "heaptrace exit $?"
-	grep -q "(inline)" "$tmp/ht.err" || bad "no summary line (inline)"
+	attach_for 1 "$tmp/m" --pages-as-heap=yes || fail "heaptrace exit $?"
+	grep -q "(inline)" "$tmp/ht.err" || fail "no summary line (inline)"
 	: >"$tmp/ht.err"
 	attach_for 1 "$tmp/m2" --pages-as-heap=yes --backend=ptrace ||
-		bad "heaptrace --backend=ptrace exit $?"
+		fail "heaptrace --backend=ptrace exit $?"
 	grep -q "(ptrace syscall stops)" "$tmp/ht.err" ||
-		bad "no summary line (ptrace syscall stops)"
+		fail "no summary line (ptrace syscall stops)"
 	local peak peak2
 	read -r peak _ < <(peak_and_last "$tmp/m")
 	read -r peak2 _ < <(peak_and_last "$tmp/m2")
 	# the executable, libc, ld.so, four thread stacks at least, and none
 	# of heaptrace's own pages (ring, scratch) among them
-	[ "$peak" -gt 4000000 ] 2>/dev/null || bad "pages peak $peak: the current mappings are missing"
+	[ "$peak" -gt 4000000 ] 2>/dev/null || fail "pages peak $peak: the current mappings are missing"
 	[ "$peak" -lt $((peak2 + 1000000)) ] 2>/dev/null ||
-		bad "pages peak $peak through the stubs, $peak2 through stops: heaptrace's own mappings counted?"
+		fail "pages peak $peak through the stubs, $peak2 through stops: heaptrace's own mappings counted?"
 	finish_target pages
-	[ "$status" = 0 ] || bad "the target exited with $status after the detach: $(cat "$tmp/pages.err")"
+	[ "$status" = 0 ] || fail "the target exited with $status after the detach: $(cat "$tmp/pages.err")"
 }
 
 # attach_and_allocate NAME MODE OUT [OPTIONS...]: start the attachee in
@@ -222,18 +181,18 @@ case_pages() {
 attach_and_allocate() {
 	local name=$1 mode=$2 out=$3
 	shift 3
-	start_target "$name" "$mode"
+	start_attachee "$name" "$mode"
 	"$ht" attach -v --time-unit=B --massif-out-file="$out" "$@" \
 		"$target" 2>"$tmp/ht.err" &
 	local h=$!
-	wait_for "$tmp/ht.err" "attached, " || bad "heaptrace did not attach"
+	wait_for "$tmp/ht.err" "attached, " || fail "heaptrace did not attach"
 	printf x >&9
-	wait_for "$tmp/$name.out" done || bad "the target did not allocate"
+	wait_for "$tmp/$name.out" done || fail "the target did not allocate"
 	kill -INT $h
-	wait $h || bad "heaptrace exit $?"
+	wait $h || fail "heaptrace exit $?"
 	printf y >&9
 	finish_target "$name"
-	[ "$status" = 0 ] || bad "the target exited with $status"
+	[ "$status" = 0 ] || fail "the target exited with $status"
 }
 
 # expect_numbers FILE PEAK LAST
@@ -241,13 +200,13 @@ expect_numbers() {
 	local peak last
 	read -r peak last < <(peak_and_last "$1")
 	[ "$peak" = "$2" ] && [ "$last" = "$3" ] ||
-		bad "$1: peak $peak B and last $last B, $2 and $3 expected"
+		fail "$1: peak $peak B and last $last B, $2 and $3 expected"
 }
 
 case_numbers() {
 	attach_and_allocate numbers alloc "$tmp/m"
 	expect_numbers "$tmp/m" 3000 2000
-	grep -q "alloc_three" "$tmp/m" || bad "alloc_three is not in the tree"
+	grep -q "alloc_three" "$tmp/m" || fail "alloc_three is not in the tree"
 }
 
 case_unknown() {
@@ -267,7 +226,7 @@ expect_error() {
 	local lines
 	lines=$(wc -l <"$tmp/e.err")
 	if [ $st -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -e "$pattern" "$tmp/e.err"; then
-		bad "$what: exit $st, stderr: $(cat "$tmp/e.err")"
+		fail "$what: exit $st, stderr: $(cat "$tmp/e.err")"
 	fi
 }
 
@@ -298,7 +257,7 @@ time.sleep(30)' >"$tmp/zombie" &
 	sleep 0.1
 	expect_error "stopped" "is stopped" "$ht" attach "$stopped"
 	grep -q "^State:[[:space:]]*T" "/proc/$stopped/status" ||
-		bad "the stopped process was not left stopped"
+		fail "the stopped process was not left stopped"
 	local kthread
 	kthread=$(python3 -c 'import os
 for p in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
@@ -314,7 +273,7 @@ for p in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
 	else
 		echo "no kernel thread visible here: that error is not checked"
 	fi
-	start_target errors read
+	start_attachee errors read
 	"$ht" attach -q --massif-out-file=/dev/null "$target" 2>/dev/null &
 	local first=$!
 	for _ in $(seq 100); do
@@ -336,7 +295,7 @@ for p in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
 		--duration=1 -- "$prog" sleep 1
 	printf hello >&9
 	finish_target errors
-	[ "$status" = 0 ] || bad "the target exited with $status after the error cases"
+	[ "$status" = 0 ] || fail "the target exited with $status after the error cases"
 }
 
 # --- the cases on progs/attach_cmds.c
@@ -346,10 +305,10 @@ for p in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
 answers=0
 expected=
 
-# start_cmds NAME: start the attach_cmds target (start_target); its first
+# start_cmds NAME: start the attach_cmds target (start_attachee); its first
 # line is "ready".
 start_cmds() {
-	start_target "$1" cmds
+	start_attachee "$1" cmds
 	answers=1
 	expected="ready"$'\n'
 }
@@ -369,7 +328,7 @@ send() {
 		sleep 0.02
 	done
 	[ "$got" = "ok $cmd" ] ||
-		bad "$name: '$cmd' answered '${got:-nothing within 10 s}'"
+		fail "$name: '$cmd' answered '${got:-nothing within 10 s}'"
 }
 
 # finish_cmds NAME: end of file to the target: it must exit 0 having
@@ -377,10 +336,10 @@ send() {
 finish_cmds() {
 	finish_target "$1"
 	[ "$status" = 0 ] ||
-		bad "$1: the target exited with $status (0 expected): $(cat "$tmp/$1.err")"
+		fail "$1: the target exited with $status (0 expected): $(cat "$tmp/$1.err")"
 	printf '%sbye\n' "$expected" >"$tmp/$1.expected"
 	cmp -s "$tmp/$1.expected" "$tmp/$1.out" ||
-		bad "$1: the target's output is not the expected one:
+		fail "$1: the target's output is not the expected one:
 $(diff "$tmp/$1.expected" "$tmp/$1.out")"
 }
 
@@ -394,7 +353,7 @@ session_start() {
 		"${backend_opts[@]}" "$@" "$target" 2>"$out.err" &
 	session=$!
 	wait_for "$out.err" "attached, " ||
-		bad "heaptrace did not attach within 10 s: $(grep -v ': hit ' "$out.err" | tail -n 5)"
+		fail "heaptrace did not attach within 10 s: $(grep -v ': hit ' "$out.err" | tail -n 5)"
 }
 
 # session_end OUT: SIGINT to heaptrace, which must detach and exit 0
@@ -407,33 +366,12 @@ session_end() {
 	done
 	if kill -0 "$session" 2>/dev/null; then
 		kill -9 "$session"
-		bad "heaptrace did not detach within 30 s of SIGINT"
+		fail "heaptrace did not detach within 30 s of SIGINT"
 	fi
 	wait "$session"
 	local st=$?
-	[ $st = 0 ] || bad "heaptrace exit $st after SIGINT (0 expected)"
+	[ $st = 0 ] || fail "heaptrace exit $st after SIGINT (0 expected)"
 	grep -v ": hit " "$1.err" >>"$tmp/ht.err"
-}
-
-# peak_bytes FILE FUNCTION: bytes of the peak snapshot's top-level
-# entries (direct callers of the allocator) in FUNCTION; "no-peak" when
-# the file has no peak snapshot.
-peak_bytes() {
-	python3 - "$1" "$2" <<'EOF'
-import re, sys
-path, fn = sys.argv[1], sys.argv[2]
-text = open(path, errors="replace").read()
-peak = [s for s in text.split("snapshot=")[1:] if "heap_tree=peak" in s]
-if len(peak) != 1:
-    print("no-peak")
-    sys.exit(0)
-total = 0
-for line in peak[0].splitlines():
-    m = re.match(r" n\d+: (\d+) 0x[0-9A-Fa-f]+: (\S+) ", line)
-    if m and m.group(2) == fn:
-        total += int(m.group(1))
-print(total)
-EOF
 }
 
 case_in_malloc() {
@@ -472,16 +410,16 @@ case_late_threads_dlopen() {
 		fn=${f%:*} want=${f#*:}
 		got=$(peak_bytes "$tmp/m" "$fn")
 		[ "$got" = "$want" ] ||
-			bad "the peak holds $got B in $fn, $want B expected"
+			fail "the peak holds $got B in $fn, $want B expected"
 	done
 	local peak last
 	read -r peak last < <(peak_and_last "$tmp/m")
 	# the rest of the peak is ld.so's (dlopen) and the new threads'
 	# (their TLS): counted, but not known to the byte here
 	[ "$peak" -ge 11100 ] 2>/dev/null ||
-		bad "peak $peak B, at least 11100 B expected"
+		fail "peak $peak B, at least 11100 B expected"
 	[ "$last" = $((peak - 100)) ] ||
-		bad "last snapshot $last B, $((peak - 100)) B expected (the peak less the 100 B freed)"
+		fail "last snapshot $last B, $((peak - 100)) B expected (the peak less the 100 B freed)"
 	send late join
 	finish_cmds late
 }

@@ -27,6 +27,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh" || exit 99
 profile="$here/profile.py"
 
 heaptrace= compare= tolerance= stdin=/dev/null walked=
@@ -56,24 +57,12 @@ prog=$1
 shift
 args=("$@")
 
-abspath() {
-	case $1 in
-	/*) printf '%s\n' "$1" ;;
-	*/*) printf '%s\n' "$PWD/$1" ;;
-	*) command -v "$1" || printf '%s\n' "$1" ;;
-	esac
-}
 heaptrace=$(abspath "$heaptrace")
 prog=$(abspath "$prog")
 compare=$(abspath "$compare")
 stdin=$(abspath "$stdin")
 
-for tool in python3 timeout; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed"
-		exit 77
-	fi
-done
+need python3 timeout
 if [ ! -f "$compare" ]; then
 	echo "SKIP: $compare (massif-compare) not found"
 	exit 77
@@ -93,25 +82,7 @@ if setarch -R true 2>/dev/null; then
 	norandom=(setarch -R)
 fi
 
-if [ -n "${HT_KEEP-}" ]; then
-	tmp=$HT_KEEP
-	rm -rf "$tmp" && mkdir -p "$tmp" || exit 99
-else
-	tmp=$(mktemp -d) || exit 99
-	trap 'rm -rf "$tmp"' EXIT
-fi
-ulimit -c 0
-
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-show() {
-	echo "--- $1"
-	head -c 4000 "$1"
-	echo
-}
+scratch --keep
 
 declare -A st
 for b in inline ptrace; do

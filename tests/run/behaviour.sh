@@ -10,17 +10,12 @@
 #
 # usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 if [ $# -ne 4 ]; then
 	echo "usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE" >&2
 	exit 99
 fi
-abspath() {
-	case $1 in
-	/*) printf '%s\n' "$1" ;;
-	*) printf '%s\n' "$PWD/$1" ;;
-	esac
-}
 ht=$(abspath "$1")
 behave=$(abspath "$2")
 mallocfam=$(abspath "$3")
@@ -34,21 +29,8 @@ for f in "$ht" "$behave" "$mallocfam"; do
 		exit 99
 	fi
 done
-for tool in python3 timeout; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed"
-		exit 77
-	fi
-done
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-ulimit -c 0
-
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+need python3 timeout
+scratch
 
 # ht_run run ARGS...: heaptrace run --time-unit=B ARGS with a time limit,
 # so that a hang fails the case instead of stalling the suite. B time

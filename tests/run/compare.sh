@@ -40,6 +40,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh" || exit 99
 profile="$here/profile.py"
 
 heaptrace= compare= tolerance= series_only= ref= ref_env= stdin=/dev/null
@@ -82,26 +83,14 @@ args=("$@")
 [ -n "$ref" ] || ref=$prog
 
 # Meson passes paths relative to the build directory; the runs happen in
-# other directories.
-abspath() {
-	case $1 in
-	/*) printf '%s\n' "$1" ;;
-	*/*) printf '%s\n' "$PWD/$1" ;;
-	*) command -v "$1" || printf '%s\n' "$1" ;;
-	esac
-}
+# other directories (abspath).
 heaptrace=$(abspath "$heaptrace")
 prog=$(abspath "$prog")
 ref=$(abspath "$ref")
 compare=$(abspath "$compare")
 stdin=$(abspath "$stdin")
 
-for tool in valgrind ms_print python3 timeout; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed"
-		exit 77
-	fi
-done
+need valgrind ms_print python3 timeout
 if [ ! -f "$compare" ]; then
 	echo "SKIP: $compare (massif-compare) not found"
 	exit 77
@@ -131,30 +120,13 @@ case " ${opts[*]-} " in
 *) opts=(--time-unit=B ${opts[@]+"${opts[@]}"}) ;;
 esac
 
-if [ -n "${HT_KEEP-}" ]; then
-	tmp=$HT_KEEP
-	rm -rf "$tmp" && mkdir -p "$tmp" || exit 99
-else
-	tmp=$(mktemp -d) || exit 99
-	trap 'rm -rf "$tmp"' EXIT
-fi
+# $tmp (or HT_KEEP), and no core files from the signal cases
+scratch --keep
 mkdir "$tmp/native" "$tmp/ref" "$tmp/got" || exit 99
-# No core files from the signal cases.
-ulimit -c 0
 
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
 harness() {
 	echo "HARNESS ERROR: $*"
 	exit 99
-}
-show() {
-	echo "--- $1"
-	head -c 4000 "$1"
-	echo
 }
 
 # Each run happens in its own directory, so that the relative profile name

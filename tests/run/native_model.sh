@@ -13,6 +13,7 @@
 # (heaptrace has a sanitizer's runtime, which refuses a preloaded malloc).
 # Exit 0 pass, 1 fail, 77 skip (SONAME not installed), 99 usage.
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 if [ $# -ne 5 ]; then
 	echo "usage: native_model.sh HEAPTRACE PROG SONAME HEAP EXTRA" >&2
@@ -40,9 +41,7 @@ if [ "$soname" != none ]; then
 	run_env=("LD_PRELOAD=$lib")
 fi
 
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
+scratch
 for backend in inline ptrace; do
 	out="$tmp/massif.$backend"
 	env ${run_env[@]+"${run_env[@]}"} "$heaptrace" run -q --time-unit=B \
@@ -52,8 +51,7 @@ for backend in inline ptrace; do
 	echo "$backend: status $st"
 	if [ "$st" -ne 0 ] || [ -s "$tmp/err" ]; then
 		head -n 20 "$tmp/err"
-		echo "FAIL: $backend: heaptrace exited $st"
-		fails=$((fails + 1))
+		fail "$backend: heaptrace exited $st"
 		continue
 	fi
 	python3 "$profile" check "$out" "max-heap=$heap" "max-extra=$extra" ||

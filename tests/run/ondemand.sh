@@ -12,6 +12,7 @@
 #
 # usage: ondemand.sh HEAPTRACE ONDEMAND CASE
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 if [ $# -ne 3 ]; then
 	echo "usage: ondemand.sh HEAPTRACE ONDEMAND CASE" >&2
@@ -20,25 +21,8 @@ fi
 ht=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 prog=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 case_name=$3
-for tool in ms_print python3 timeout; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed"
-		exit 77
-	fi
-done
-tmp=$(mktemp -d) || exit 99
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+need ms_print python3 timeout
+scratch
 
 # Same addresses in every run, so that profiles compare byte for byte.
 norandom=()

@@ -9,35 +9,27 @@
 #
 # usage: selfcheck.sh COMPARE_SH MASSIF_COMPARE STACK FORK STACK_STATIC|none
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 if [ $# -ne 5 ]; then
 	echo "usage: selfcheck.sh COMPARE_SH MASSIF_COMPARE STACK FORK STACK_STATIC|none" >&2
 	exit 99
 fi
-abspath() {
-	case $1 in
-	/* | none) printf '%s\n' "$1" ;;
-	*) printf '%s\n' "$PWD/$1" ;;
-	esac
-}
 compare_sh=$(abspath "$1")
 massif_compare=$(abspath "$2")
 stack=$(abspath "$3")
 fork=$(abspath "$4")
-stack_static=$(abspath "$5")
+stack_static=$5
+[ "$stack_static" = none ] || stack_static=$(abspath "$stack_static")
 here=$(cd "$(dirname "$0")" && pwd)
 shim="$here/vg-heaptrace.sh"
 
-if ! command -v valgrind >/dev/null 2>&1; then
-	echo "SKIP: valgrind is not installed"
-	exit 77
-fi
+need valgrind
 if [ ! -f "$massif_compare" ]; then
 	echo "SKIP: $massif_compare (massif-compare) not found"
 	exit 77
 fi
 
-fails=0
 # expect STATUS WHAT COMMAND...: COMMAND must exit STATUS.
 expect() {
 	local want=$1 what=$2 st
@@ -46,14 +38,12 @@ expect() {
 	st=$?
 	if [ "$st" -ne "$want" ]; then
 		cat "$tmp/log"
-		echo "FAIL: $what: compare.sh exited $st, want $want"
-		fails=$((fails + 1))
+		fail "$what: compare.sh exited $st, want $want"
 	else
 		echo "ok: $what (status $st)"
 	fi
 }
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+scratch
 
 base=("$compare_sh" --heaptrace "$shim" --compare "$massif_compare")
 expect 0 "Massif against itself: stack" \
@@ -72,9 +62,8 @@ if [ "$stack_static" != none ]; then
 		[ "$(grep -c '^snapshot=' "$tmp/static.out")" -eq 1 ]; then
 		echo "ok: Massif on the static build: one empty snapshot"
 	else
-		echo "FAIL: Massif on the static build is not a single empty snapshot:"
+		fail "Massif on the static build is not a single empty snapshot:"
 		head -n 20 "$tmp/static.out"
-		fails=$((fails + 1))
 	fi
 	expect 1 "Massif on the static build differs from Massif on the dynamic one" \
 		"${base[@]}" --ref "$stack" -- -- "$stack_static"

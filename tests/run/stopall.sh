@@ -22,6 +22,7 @@
 #
 # usage: stopall.sh [--moves] HEAPTRACE PROG LIB RUNS [MODE]
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 want_moves=
 if [ "${1:-}" = --moves ]; then
@@ -43,37 +44,9 @@ if [ ! -f "$lib" ]; then
 	echo "stopall.sh: $lib: no such library" >&2
 	exit 99
 fi
-for tool in python3 timeout; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed"
-		exit 77
-	fi
-done
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-ulimit -c 0
+need python3 timeout
+scratch
 
-# peak_bytes FILE FUNCTION: bytes of the peak snapshot's top-level entries
-# (direct callers of the allocator) in FUNCTION; 0 when there is none.
-peak_bytes() {
-	python3 - "$1" "$2" <<'EOF'
-import re, sys
-path, fn = sys.argv[1], sys.argv[2]
-text = open(path, errors="replace").read()
-peak = [s for s in text.split("snapshot=")[1:] if "heap_tree=peak" in s]
-if len(peak) != 1:
-    print("no-peak")
-    sys.exit(0)
-total = 0
-for line in peak[0].splitlines():
-    m = re.match(r" n\d+: (\d+) 0x[0-9A-Fa-f]+: (\S+) ", line)
-    if m and m.group(2) == fn:
-        total += int(m.group(1))
-print(total)
-EOF
-}
-
-fails=0
 moved=0
 args=("$lib")
 [ -n "$mode" ] && args+=("$mode")
@@ -103,14 +76,12 @@ for i in $(seq 1 "$runs"); do
 	fi
 	moved=$((moved + $(grep -c "inside the patch of" "$dir/err")))
 	if [ -n "$why" ]; then
-		echo "FAIL: run $i: $why"
+		fail "run $i: $why"
 		grep -v ": hit \|signal .* passed on" "$dir/err" | tail -n 15
-		fails=$((fails + 1))
 	fi
 done
 echo "$runs runs, $fails failed; threads moved out of a patch: $moved"
 if [ -n "$want_moves" ] && [ "$moved" -eq 0 ]; then
-	echo "FAIL: no thread was ever found inside a patched entry"
-	fails=$((fails + 1))
+	fail "no thread was ever found inside a patched entry"
 fi
 [ "$fails" -eq 0 ]

@@ -33,6 +33,18 @@
 #                must end with the native output and status.
 #  attach-early  the same, killed 0 to 20 ms after the start: while the
 #                attach is being set up. RUNS default 10.
+#  detach-full   not a kill: a detach with the ring full (issue 12). PROG
+#                (several threads) runs natively; RUNS times (default 5)
+#                `heaptrace attach -v --ring-size=4096` (a ring its
+#                threads keep full: at the detach stubs wait for room for
+#                records they reserved) detaches after 1 s (--duration,
+#                and every other time SIGINT after 300 to 800 ms): it must
+#                exit 0 having written a profile, with no committed record
+#                left undrained ("left in the ring"), and PROG must still
+#                run. At least one detach must have met a thread in the
+#                middle of a record ("the stubs recorded for"). Then
+#                PROG's stdin is closed: it must end with the native
+#                output and status. REAPER is not used.
 # A kill is done by progs/reaper.c, which also collects the exit status of
 # a program that heaptrace's death left behind (see its header).
 # Failures name the run, the delay, and the status: 133 is death by
@@ -43,6 +55,7 @@
 # usage: survive.sh HEAPTRACE REAPER CASE PROG [ARGS...]
 #        (PROG "none": skip, e.g. when perl is not installed)
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 if [ $# -lt 4 ]; then
 	echo "usage: survive.sh HEAPTRACE REAPER CASE PROG [ARGS...]" >&2
@@ -55,32 +68,15 @@ if [ "$prog" = none ]; then
 	echo "SKIP: the program is not available (perl not installed?)"
 	exit 77
 fi
-for tool in timeout mkfifo; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed"
-		exit 77
-	fi
-done
+need timeout mkfifo
 case "$case" in
 run) runs=${HT_SURVIVE_RUNS:-10} ;;
 attach) runs=${HT_SURVIVE_RUNS:-5} ;;
 attach-early) runs=${HT_SURVIVE_RUNS:-10} ;;
+detach-full) runs=${HT_SURVIVE_RUNS:-5} ;;
 *) echo "survive.sh: unknown case $case" >&2; exit 99 ;;
 esac
-tmp=$(mktemp -d) || exit 99
-target=
-cleanup() {
-	[ -n "$target" ] && kill -9 "$target" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ulimit -c 0
-fails=0
-
-bad() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+scratch
 
 # what STATUS: a shell exit status in words.
 what() {
@@ -111,7 +107,7 @@ echo "native: $(what "$native"), stdout: $(head -c 200 "$tmp/native.out")"
 # check_output WHERE FILE: FILE must be the native stdout.
 check_output() {
 	cmp -s "$tmp/native.out" "$2" ||
-		bad "$1: stdout '$(head -c 200 "$2")', native '$(cat "$tmp/native.out")'"
+		fail "$1: stdout '$(head -c 200 "$2")', native '$(cat "$tmp/native.out")'"
 }
 
 # report_lines REPORT KIND: the reaper's lines of KIND, without it.
@@ -123,8 +119,26 @@ report_lines() {
 stalls() {
 	local pid state threads wchan comm
 	while read -r pid state threads wchan comm; do
-		bad "$1: stall: process $pid ($comm) still there at the time limit (30 s after heaptrace's end, 60 s in all): state $state, threads $threads, in $wchan"
+		fail "$1: stall: process $pid ($comm) still there at the time limit (30 s after heaptrace's end, 60 s in all): state $state, threads $threads, in $wchan"
 	done < <(report_lines "$2" stall)
+}
+
+# reaped WHAT DELAY REPORT RC ERR: the outcome of a reaper run with
+# --kill-after DELAY, which exited RC (its stderr in ERR). Sets $where,
+# "WHAT (heaptrace SIGKILLed after MS ms)". After a stall: a failure per
+# stalled process, and 1 returned (the rest would only stall the same
+# way, 30 s each). The reaper itself failing is a harness error (exit 99).
+reaped() {
+	local killed_at
+	killed_at=$(report_lines "$3" killed | awk '{ print $1 }')
+	where="$1 (heaptrace SIGKILLed after ${killed_at:-$2} ms)"
+	if [ "$4" = 3 ]; then
+		stalls "$where" "$3"
+		return 1
+	elif [ "$4" != 0 ]; then
+		echo "reaper failed ($4): $(cat "$5")"
+		exit 99
+	fi
 }
 
 ht_opts=(-q --time-unit=B --massif-out-file=/dev/null)
@@ -142,14 +156,14 @@ case_run() {
 	local whole st
 	read -r whole st < <(report_lines "$tmp/r0" exited)
 	if [ -z "$whole" ] || [ "$st" != "$native" ]; then
-		bad "the run without a kill: heaptrace $(what "${st:-?}"), $native expected: $(cat "$tmp/e0")"
+		fail "the run without a kill: heaptrace $(what "${st:-?}"), $native expected: $(cat "$tmp/e0")"
 		return
 	fi
 	check_output "the run without a kill" "$tmp/o0"
 	echo "a whole traced run: $whole ms"
 	[ "$whole" -ge 20 ] || whole=20
 
-	local i delay ran=0 before=0 finished=0 late=0 n_late=$((runs / 2))
+	local i delay where ran=0 before=0 finished=0 late=0 n_late=$((runs / 2))
 	for i in $(seq 1 "$runs"); do
 		if [ $((i % 2)) = 1 ]; then
 			delay=$((RANDOM % 51))
@@ -165,24 +179,13 @@ case_run() {
 		"$reaper" --kill-after "$delay" --timeout 30 --limit 60 \
 			"$rep" -- "$ht" run "${ht_opts[@]}" -- "$prog" \
 			"${args[@]}" </dev/null >"$out" 2>"$tmp/e$i"
-		local rc=$?
-		local killed_at
-		killed_at=$(report_lines "$rep" killed | awk '{ print $1 }')
-		local where="run $i (heaptrace SIGKILLed after ${killed_at:-$delay} ms)"
-		if [ $rc = 3 ]; then
-			# the rest would only stall the same way, 30 s each
-			stalls "$where" "$rep"
-			break
-		elif [ $rc != 0 ]; then
-			echo "reaper failed ($rc): $(cat "$tmp/e$i")"
-			exit 99
-		fi
+		reaped "run $i" "$delay" "$rep" $? "$tmp/e$i" || break
 		if [ -n "$(report_lines "$rep" exited)" ]; then
 			# heaptrace was done before the kill
 			finished=$((finished + 1))
 			st=$(report_lines "$rep" exited | awk '{ print $2 }')
 			[ "$st" = "$native" ] ||
-				bad "$where: heaptrace ended by itself before the kill with $(what "$st"), $native expected"
+				fail "$where: heaptrace ended by itself before the kill with $(what "$st"), $native expected"
 			check_output "$where" "$out"
 			continue
 		fi
@@ -205,13 +208,13 @@ case_run() {
 			continue
 		fi
 		if [ "$(echo "$progs" | wc -l)" != 1 ]; then
-			bad "$where: more than one process of the program: $progs"
+			fail "$where: more than one process of the program: $progs"
 			continue
 		fi
 		ran=$((ran + 1))
 		st=${progs#* }
 		if [ "$st" != "$native" ]; then
-			bad "$where: the program ended with $(what "$st"); native: $(what "$native")"
+			fail "$where: the program ended with $(what "$st"); native: $(what "$native")"
 			continue
 		fi
 		check_output "$where" "$out"
@@ -219,75 +222,53 @@ case_run() {
 	done
 	echo "$runs runs: $ran killed while the program ran, $before before it started, $finished done before the kill"
 	[ $ran -ge 1 ] ||
-		bad "no kill landed while the program ran: nothing was tested"
+		fail "no kill landed while the program ran: nothing was tested"
 }
 
-# alive PID: whether PID (a child of ours) still runs; "stopped" when it
-# is stopped.
-alive() {
-	local stat
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	stat=${stat##*) }
-	case ${stat%% *} in
-	Z | X) return 1 ;;
-	T) echo stopped ;;
-	esac
-	return 0
+# still_running WHERE [WHY]: the program lives on, neither dead nor left
+# stopped (a stopped one is continued, to see the rest); false otherwise.
+still_running() {
+	local state
+	if ! state=$(alive "$target"); then
+		fail "$1: the program did not survive it${2:+ $2}"
+		return 1
+	fi
+	if [ "$state" = stopped ]; then
+		fail "$1: the program was left stopped ($(describe "$target")); continued (SIGCONT) to see the rest"
+		kill -CONT "$target"
+		return 1
+	fi
 }
 
-# describe PID: its state, its threads' states, where it sleeps.
-describe() {
-	local stat t threads=''
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo "gone"; return; }
-	stat=${stat##*) }
-	for t in /proc/"$1"/task/*/stat; do
-		t=$(cat "$t" 2>/dev/null) || continue
-		t=${t##*) }
-		threads+=${t%% *}
-	done
-	echo "state ${stat%% *}, threads $threads, in $(cat "/proc/$1/wchan" 2>/dev/null)"
-}
-
-# wait_for FILE TEXT: up to 10 s for TEXT to appear in FILE.
-wait_for() {
-	for _ in $(seq 100); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+# ends_as_native: at end of input (fd 9 closed) the program finishes its
+# round and ends with its native status and output (a stall: not within
+# 30 s).
+ends_as_native() {
+	finish_target t 30 || return
+	if [ "$status" != "$native" ]; then
+		fail "the program ended with $(what "$status"); native: $(what "$native"); its stderr: $(tail -n 3 "$tmp/t.err")"
+	else
+		check_output "the program" "$tmp/t.out"
+	fi
 }
 
 case_attach() {
 	local max_delay=$1
-	mkfifo "$tmp/in"
-	"$prog" "${args[@]}" <"$tmp/in" >"$tmp/t.out" 2>"$tmp/t.err" &
-	target=$!
-	exec 9>"$tmp/in"
 	# attach only once it runs PROG (not the shell forked for it)
-	wait_for "$tmp/t.err" running || { echo "the program did not start"; exit 99; }
+	start_target t err running "$prog" "${args[@]}"
 
-	local i delay traced=0 done_cycles=0
+	local i delay where traced=0 done_cycles=0
 	for i in $(seq 1 "$runs"); do
 		delay=$((RANDOM % (max_delay + 1)))
 		local rep="$tmp/r$i"
 		"$reaper" --kill-after "$delay" --timeout 30 --limit 60 \
 			--tracee "$target" "$rep" -- "$ht" attach \
 			"${ht_opts[@]}" "$target" >/dev/null 2>"$tmp/e$i"
-		local rc=$?
-		local killed_at
-		killed_at=$(report_lines "$rep" killed | awk '{ print $1 }')
-		local where="attach $i (heaptrace SIGKILLed after ${killed_at:-$delay} ms)"
-		if [ $rc = 3 ]; then
-			stalls "$where" "$rep"
-			break
-		elif [ $rc != 0 ]; then
-			echo "reaper failed ($rc): $(cat "$tmp/e$i")"
-			exit 99
-		fi
+		reaped "attach $i" "$delay" "$rep" $? "$tmp/e$i" || break
 		if [ -n "$(report_lines "$rep" exited)" ]; then
 			local st
 			st=$(report_lines "$rep" exited | awk '{ print $2 }')
-			bad "$where: heaptrace ended by itself before the kill, $(what "$st"): $(cat "$tmp/e$i")"
+			fail "$where: heaptrace ended by itself before the kill, $(what "$st"): $(cat "$tmp/e$i")"
 		fi
 		local tracer
 		tracer=$(report_lines "$rep" tracee | awk '{ print $2 }')
@@ -296,49 +277,61 @@ case_attach() {
 		# a program that dies (or stops) of the kill does so at its
 		# next allocator call, within microseconds: 200 ms is plenty
 		sleep 0.2
-		local state
-		if ! state=$(alive "$target"); then
-			bad "$where: the program did not survive it (it was traced then: $([ "${tracer:-0}" != 0 ] && echo yes || echo no))"
-			break
-		fi
-		if [ "$state" = stopped ]; then
-			bad "$where: the program was left stopped ($(describe "$target")); continued (SIGCONT) to see the rest"
-			kill -CONT "$target"
-			break
-		fi
+		still_running "$where" "(it was traced then: $([ "${tracer:-0}" != 0 ] && echo yes || echo no))" || break
 	done
 	echo "$done_cycles attaches killed, $traced of them with the program traced at the kill"
 
-	# end of file: the program finishes its round and exits
-	exec 9>&-
-	local gone=
-	for _ in $(seq 300); do
-		if ! alive "$target" >/dev/null; then
-			gone=1
-			break
-		fi
-		sleep 0.1
-	done
-	if [ -z "$gone" ]; then
-		bad "stall: the program did not end within 30 s of its end of file ($(describe "$target")); SIGKILLed"
-		kill -9 "$target"
-	fi
-	wait "$target"
-	local st=$?
-	target=
-	if [ -z "$gone" ]; then
-		:
-	elif [ "$st" != "$native" ]; then
-		bad "the program ended with $(what "$st"); native: $(what "$native"); its stderr: $(tail -n 3 "$tmp/t.err")"
+	ends_as_native
+}
+
+# detach_full_once WHERE OUT ERR I: attach I to $target, with a 4 KiB ring,
+# detached by --duration (odd runs) or SIGINT; its profile in OUT, its
+# stderr in ERR. Failures are WHERE's.
+detach_full_once() {
+	local where=$1 out=$2 err=$3 i=$4 st
+	local opts=(-v --time-unit=B --ring-size=4096 --massif-out-file="$out")
+	if [ $((i % 2)) = 1 ]; then
+		timeout -k 5 60 "$ht" attach "${opts[@]}" --duration=1 \
+			"$target" 2>"$err"
+		st=$?
 	else
-		check_output "the program" "$tmp/t.out"
+		"$ht" attach "${opts[@]}" "$target" 2>"$err" &
+		local h=$!
+		wait_for "$err" "attached, " || fail "$where: heaptrace did not attach"
+		sleep "0.$((3 + RANDOM % 6))"
+		kill -INT "$h"
+		wait "$h"
+		st=$?
 	fi
+	[ "$st" = 0 ] ||
+		fail "$where: heaptrace $(what "$st"): $(grep -v ': hit ' "$err" | tail -n 3)"
+	grep -q '^snapshot=' "$out" 2>/dev/null ||
+		fail "$where: no profile written"
+	grep -q 'left in the ring' "$err" &&
+		fail "$where: committed records lost: $(grep 'left in the ring' "$err")"
+}
+
+case_detach_full() {
+	start_target t err running "$prog" "${args[@]}"
+	local i in_flight=0
+	for i in $(seq 1 "$runs"); do
+		local where="detach $i"
+		detach_full_once "$where" "$tmp/m$i" "$tmp/e$i" "$i"
+		grep -q 'the stubs recorded for' "$tmp/e$i" &&
+			in_flight=$((in_flight + 1))
+		still_running "$where" || break
+	done
+	echo "$runs detaches, $in_flight of them with a thread in the middle of a record"
+	[ $in_flight -ge 1 ] ||
+		fail "no detach met a thread in the middle of a record: nothing was tested"
+	ends_as_native
 }
 
 case "$case" in
 run) case_run ;;
 attach) case_attach 1000 ;;
 attach-early) case_attach 20 ;;
+detach-full) case_detach_full ;;
 esac
 if [ $fails -ne 0 ]; then
 	exit 1

@@ -14,6 +14,7 @@
 #
 # usage: timing.sh HEAPTRACE SLEEPY
 set -u
+. "$(dirname "$0")/lib.sh" || exit 99
 
 heaptrace=$1
 sleepy=$2
@@ -23,10 +24,7 @@ slack_ms=10
 pairs=20000
 ring=$((64 << 20)) # about 500 bytes a pair of calls: 10 MB
 
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "SKIP: python3 is not installed"
-	exit 77
-fi
+need python3
 flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 for f in constant_tsc nonstop_tsc; do
 	case " $flags " in
@@ -36,8 +34,7 @@ for f in constant_tsc nonstop_tsc; do
 	esac
 done
 
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+scratch
 
 # "FIRST SECOND": the times of the first snapshots holding the first block
 # (100000 bytes or more) and both blocks (300000 or more).
@@ -59,7 +56,6 @@ print(first[0], both[0])
 EOF
 }
 
-fails=0
 declare -A gap
 for b in inline ptrace; do
 	args=()
@@ -70,14 +66,12 @@ for b in inline ptrace; do
 	st=$?
 	if [ "$st" -ne 0 ]; then
 		cat "$tmp/$b.log"
-		echo "FAIL: $b: heaptrace exited with $st"
-		fails=$((fails + 1))
+		fail "$b: heaptrace exited with $st"
 		continue
 	fi
 	if ! times=$(block_times "$tmp/$b.out"); then
 		grep -E '^(time|mem_heap_B)=' "$tmp/$b.out" | paste - - | head -n 40
-		echo "FAIL: $b: no snapshots of the blocks"
-		fails=$((fails + 1))
+		fail "$b: no snapshots of the blocks"
 		continue
 	fi
 	read -r t1 t2 <<<"$times"
@@ -85,15 +79,13 @@ for b in inline ptrace; do
 	echo "$b: first block at $t1 ms, both at $t2 ms: ${gap[$b]} ms apart"
 	if [ "${gap[$b]}" -lt $((expect_ms - slack_ms)) ] ||
 		[ "${gap[$b]}" -gt $((expect_ms + tolerance_ms)) ]; then
-		echo "FAIL: $b: the calls were $expect_ms ms apart"
-		fails=$((fails + 1))
+		fail "$b: the calls were $expect_ms ms apart"
 	fi
 done
 if [ -n "${gap[inline]-}" ] && [ -n "${gap[ptrace]-}" ]; then
 	d=$((gap[inline] - gap[ptrace]))
 	if [ "${d#-}" -gt "$tolerance_ms" ]; then
-		echo "FAIL: the backends disagree by ${d#-} ms"
-		fails=$((fails + 1))
+		fail "the backends disagree by ${d#-} ms"
 	fi
 fi
 [ "$fails" -eq 0 ] || exit 1

@@ -268,22 +268,16 @@ inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 }
 
 int
-inject_step_out(pid_t tid)
+inject_leave_exec(pid_t tid)
 {
-	/* One single step: a fork child reports no syscall exit on its way
-	   out of the kernel. The one window left (a tracer that dies during
-	   it leaves the trap flag set); it lasts a return to user mode. */
-	if (ptrace(PTRACE_SINGLESTEP, tid, NULL, NULL) < 0)
-		return -errno;
-	int status;
-	if (waitpid(tid, &status, __WALL) < 0)
-		return -errno;
-	if (!WIFSTOPPED(status))
-		return -ESRCH;
-	if (WSTOPSIG(status) != SIGTRAP)
-		ht_debug("signal %d during a step out of the kernel",
-			 WSTOPSIG(status));
-	return 0;
+	/* The execve's own syscall-exit stop follows its event stop: no
+	   single step, whose trap flag a tracer that died during it would
+	   leave set. */
+	int pending = 0;
+	int err = to_syscall_stop(tid, PTRACE_SYSCALL_INFO_EXIT, &pending);
+	if (!err && pending)
+		syscall(SYS_tkill, tid, pending); /* re-raise it */
+	return err;
 }
 
 /* Scan executable mapping M for the bytes of a syscall instruction; they

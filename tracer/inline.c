@@ -912,7 +912,7 @@ inline_summary(const struct tproc *p)
 /* The fork child shares its parent's ring mapping (MAP_SHARED is inherited)
    until we map a ring of its own over it, at the same address, so that the
    blob's ring pointer stays right. The child is held at its first stop,
-   which is inside the kernel's fork path: one single step first. */
+   past its fork's syscall exit: syscalls are injected from there. */
 int
 inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 		  pid_t tid)
@@ -920,16 +920,13 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	struct inline_proc *pp = parent->inl;
 	if (!pp)
 		return 0;
-	int err = inject_step_out(tid);
-	if (err)
-		return err;
 	struct inline_proc *ip = ht_xcalloc(1, sizeof(*ip));
 	*ip = *pp;
 	ip->ring = NULL;
 	ip->broken = false;
 	ip->vforks = NULL; /* the parent's vfork children are not its own */
 	ip->n_vforks = ip->cap_vforks = 0;
-	err = ring_new(t, child, ip);
+	int err = ring_new(t, child, ip);
 	for (unsigned i = 0; !err && i < ip->n_patches; i++) {
 		const struct inline_patch *pa = &ip->patches[i];
 		err = pa->hook

@@ -919,9 +919,8 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 		ht_debug("process %d: forked before it got a ring of its own: "
 			 "its parent's inline code taken out", (int)p->pid);
 	struct ring_header *h = tracer_ring_header(ip->ring);
-	if (child && !tid && !child->detach_injectable &&
-	    inject_step_out(child->tid) == 0) {
-		/* out of the kernel's fork path, to inject from */
+	if (child && !tid && !child->detach_injectable) {
+		/* at its first stop, past its fork's exit: injectable */
 		child->detach_injectable = true;
 		tid = child->tid;
 	}

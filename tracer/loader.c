@@ -486,7 +486,7 @@ plant_static(struct tracer *t, struct tproc *p, pid_t tid)
 int
 loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid)
 {
-	int err = inject_step_out(tid);
+	int err = inject_leave_exec(tid);
 	if (!err)
 		err = inject_find_syscall(p);
 	if (!err)

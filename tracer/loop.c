@@ -307,8 +307,9 @@ on_exec(struct tracer *t, struct tracee *tc)
 	}
 	t->started = true;
 	if (tc->interrupt_pending) {
-		/* Take the interrupt's stop before planting (which single-
-		   steps out of the exec and must see the step's trap). */
+		/* Take the interrupt's stop before planting (which takes
+		   the thread to its execve's exit stop, and must see that
+		   stop, not the interrupt's). */
 		tc->interrupt_pending = false;
 		int e = stopall_settle(t, tc);
 		if (e)

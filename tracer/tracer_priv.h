@@ -283,9 +283,11 @@ int mem_write_code(struct tproc *p, pid_t tid, uint64_t addr, const void *buf,
    syscall's result in *RET, or -errno when the thread vanished. */
 int inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 		   uint64_t *ret);
-/* TID is at a stop inside a system call's path (exec, fork, clone event):
-   single-step it out, so that syscalls can be injected. 0 or -errno. */
-int inject_step_out(pid_t tid);
+/* TID is at its exec event stop, inside execve: take it to the call's
+   exit stop, from where syscalls can be injected. (A fork child's first
+   stop is already past its syscall's exit: it needs nothing.) 0 or
+   -errno. */
+int inject_leave_exec(pid_t tid);
 /* Put back the bytes the injection routine borrowed in P's code padding,
    if it did (TID stopped). */
 void inject_forget(struct tproc *p, pid_t tid);

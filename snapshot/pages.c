@@ -9,7 +9,8 @@
    snapshot attempt around its first page only; a page recorded twice (a
    MAP_FIXED over mapped pages, brk's pagedown(a) quirk) is counted twice.
    Without it the accounting is exact, and every deviation is marked
-   "Exact:" below. Either way a range costs O(1) counter and tree updates
+   "Exact:" below (an unmap is one deallocation, a moving mremap one
+   change). Either way a range costs O(1) counter and tree updates
    plus the page table's run edits, never one step per page. */
 #include "snap_priv.h"
 
@@ -134,11 +135,49 @@ leaf_of(struct snap_engine *eng, const struct ht_event *ev)
 				       ev->npcs);
 }
 
+/* Exact: a moving mremap is one change, from the mapping at its old
+   place to the mapping at its new one. As under Massif (below): a peak
+   check first when counted pages leave (the move takes them away before
+   it puts them back), every old page freed and every new page allocated
+   in B-time (old + new pages, Massif's total), all the new pages owned by
+   the mremap's stack. Unlike Massif, one snapshot attempt follows the
+   whole call, so no snapshot shows the old pages gone and the new ones
+   not there yet. The leaf is made after the peak check, so that the
+   peak's tree has no entry for the mremap yet (Massif adds it when it
+   records the new pages). */
+static void
+move_exact(struct snap_engine *eng, const struct ht_event *ev,
+	   uint64_t from, uint64_t old_n, uint64_t to, uint64_t new_n)
+{
+	bool counted = old_n &&
+		       page_table_count_owned(&eng->pages, from, old_n) != 0;
+	if (counted)
+		engine_attempt_peak(eng);
+	if (old_n)
+		page_table_pop(&eng->pages, from, old_n, pages_gone, eng);
+	uint32_t leaf = leaf_of(eng, ev);
+	bool replaced = new_n &&
+			page_table_count_owned(&eng->pages, to, new_n) != 0;
+	if (new_n) {
+		page_table_replace(&eng->pages, to, new_n, leaf, pages_gone,
+				   eng);
+		if (leaf)
+			engine_account_pages(eng, leaf,
+					     (int64_t)(new_n * PAGE_SIZE));
+	}
+	if (counted || replaced || (leaf && new_n))
+		engine_attempt_normal(eng);
+}
+
 /* mremap (§6): shrinking removes the tail; growing in place records the
-   extension; a move is Valgrind's copy (remove the old pages, record as
-   many at the new place, under the mremap's stack), then the extension,
-   then the removal of the old range again (a no-op unless the move also
-   shrank). Lengths are whole pages, as the kernel rounds them. */
+   extension; a move is Valgrind's copy (ms_copy_mem_remap: remove the
+   old pages, the first with a peak check and a snapshot attempt after
+   it, then record as many at the new place under the mremap's stack,
+   with a snapshot attempt after the last), then the extension, then the
+   removal of the old range again (a no-op unless the move also shrank;
+   its first page is gone already, so no snapshot). The mremap's tree
+   entry is made only when the new pages are recorded, after the
+   snapshot between. Lengths are whole pages, as the kernel rounds them. */
 static void
 do_mremap(struct snap_engine *eng, const struct ht_event *ev)
 {
@@ -154,15 +193,12 @@ do_mremap(struct snap_engine *eng, const struct ht_event *ev)
 			       leaf_of(eng, ev));
 		return;
 	}
-	uint32_t leaf = leaf_of(eng, ev);
 	if (!eng->opt->massif_compat) {
-		/* Exact: the old mapping goes, the new one comes; no step
-		   in between shows a half-copied mapping. */
-		unrecord(eng, from, old_n);
-		record(eng, to, new_n, leaf);
+		move_exact(eng, ev, from, old_n, to, new_n);
 		return;
 	}
 	unrecord(eng, from, common);
+	uint32_t leaf = leaf_of(eng, ev);
 	record(eng, to, common, leaf);
 	if (new_n > old_n)
 		record(eng, to + old_n, new_n - old_n, leaf);

@@ -18,7 +18,14 @@
    to free: both would report the block. So an operator delete, reported
    at its entry as any free, is kept pending until it returns, for what it
    calls to be internal; free itself is not (one stop per call). Only
-   allocator-provided operators are probed (loader.c). */
+   allocator-provided operators are probed (loader.c). CPython's
+   PyObject_Free and PyMem_Free are held the same way (their probes'
+   HOLD): a block over pymalloc's 512 bytes is given back with free.
+
+   CPython's PyObject_Malloc and friends are probed as the C functions
+   they mirror (loader.c): a block pymalloc cannot serve comes from
+   malloc, called inside PyObject_Malloc from libpython (or from the
+   python executable that links it statically), so it is internal. */
 #include "tracer_priv.h"
 
 #include <errno.h>
@@ -115,7 +122,7 @@ free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	uint64_t ptr = arch_arg(regs, 0);
 	if (!ptr)
 		return 0;
-	bool hold = reported_at_entry(pr->fn) && tc->proc->tramp;
+	bool hold = (reported_at_entry(pr->fn) || pr->hold) && tc->proc->tramp;
 	uint64_t ret = 0;
 	if ((tc->n_pending || hold) &&
 	    mem_read(tc->tid, regs->rsp, &ret, 8) != 8)
@@ -131,7 +138,7 @@ free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	if (!hold)
 		return 0;
 	struct pending_call pc = {
-		.slot = regs->rsp, .orig = ret, .fn = pr->fn,
+		.slot = regs->rsp, .orig = ret, .fn = pr->fn, .at_entry = true,
 		.args = { ptr }, .obj_lo = pr->obj_lo, .obj_hi = pr->obj_hi,
 	};
 	return push_pending(tc, regs, &pc);
@@ -207,7 +214,7 @@ alloc_return(struct tracer *t, struct tracee *tc,
 	}
 	struct pending_call pc = tc->pending[--tc->n_pending];
 	struct ht_event ev = { .pcs = pc.pcs, .npcs = pc.npcs };
-	if (!reported_at_entry(pc.fn) &&
+	if (!pc.at_entry &&
 	    describe_result(tc->tid, &pc, arch_retval(regs), &ev))
 		emit(t, tc, &ev, pc.slot);
 	regs->rip = pc.orig;

@@ -41,52 +41,78 @@
 #include "elfsym.h"
 #include "tracer/inline/ring.h"
 
+/* Which family an allocator symbol is of. */
+enum symbol_family {
+	FAMILY_C,      /* probed where first defined */
+	FAMILY_CXX,    /* an operator: probed only when the allocator
+			  provides it */
+	FAMILY_PYTHON, /* CPython's allocator API: probed unless
+			  python_probes says not to */
+};
+
 struct alloc_symbol {
 	const char *name;
 	enum probe_role role;
 	enum ht_alloc_fn fn;
-	bool cxx; /* an operator: probed only when the allocator provides it */
+	enum symbol_family family;
 };
 
 /* malloc first: whether an object binds it decides for its operators. */
 static const struct alloc_symbol alloc_symbols[] = {
-	{ "malloc", PROBE_ALLOC, HT_FN_MALLOC, false },
-	{ "calloc", PROBE_ALLOC, HT_FN_CALLOC, false },
-	{ "realloc", PROBE_ALLOC, HT_FN_REALLOC, false },
-	{ "reallocarray", PROBE_ALLOC, HT_FN_REALLOCARRAY, false },
-	{ "free", PROBE_FREE, HT_FN_FREE, false },
-	{ "memalign", PROBE_ALLOC, HT_FN_MEMALIGN, false },
-	{ "aligned_alloc", PROBE_ALLOC, HT_FN_ALIGNED_ALLOC, false },
-	{ "posix_memalign", PROBE_ALLOC, HT_FN_POSIX_MEMALIGN, false },
-	{ "valloc", PROBE_ALLOC, HT_FN_VALLOC, false },
-	{ "pvalloc", PROBE_ALLOC, HT_FN_PVALLOC, false },
+	{ "malloc", PROBE_ALLOC, HT_FN_MALLOC, FAMILY_C },
+	{ "calloc", PROBE_ALLOC, HT_FN_CALLOC, FAMILY_C },
+	{ "realloc", PROBE_ALLOC, HT_FN_REALLOC, FAMILY_C },
+	{ "reallocarray", PROBE_ALLOC, HT_FN_REALLOCARRAY, FAMILY_C },
+	{ "free", PROBE_FREE, HT_FN_FREE, FAMILY_C },
+	{ "memalign", PROBE_ALLOC, HT_FN_MEMALIGN, FAMILY_C },
+	{ "aligned_alloc", PROBE_ALLOC, HT_FN_ALIGNED_ALLOC, FAMILY_C },
+	{ "posix_memalign", PROBE_ALLOC, HT_FN_POSIX_MEMALIGN, FAMILY_C },
+	{ "valloc", PROBE_ALLOC, HT_FN_VALLOC, FAMILY_C },
+	{ "pvalloc", PROBE_ALLOC, HT_FN_PVALLOC, FAMILY_C },
 	/* operator new, new[]: plain, nothrow, aligned, aligned nothrow */
-	{ "_Znwm", PROBE_ALLOC, HT_FN_NEW, true },
-	{ "_Znam", PROBE_ALLOC, HT_FN_NEW_ARRAY, true },
-	{ "_ZnwmRKSt9nothrow_t", PROBE_ALLOC, HT_FN_NEW, true },
-	{ "_ZnamRKSt9nothrow_t", PROBE_ALLOC, HT_FN_NEW_ARRAY, true },
-	{ "_ZnwmSt11align_val_t", PROBE_ALLOC, HT_FN_NEW_ALIGNED, true },
-	{ "_ZnamSt11align_val_t", PROBE_ALLOC, HT_FN_NEW_ARRAY_ALIGNED, true },
+	{ "_Znwm", PROBE_ALLOC, HT_FN_NEW, FAMILY_CXX },
+	{ "_Znam", PROBE_ALLOC, HT_FN_NEW_ARRAY, FAMILY_CXX },
+	{ "_ZnwmRKSt9nothrow_t", PROBE_ALLOC, HT_FN_NEW, FAMILY_CXX },
+	{ "_ZnamRKSt9nothrow_t", PROBE_ALLOC, HT_FN_NEW_ARRAY, FAMILY_CXX },
+	{ "_ZnwmSt11align_val_t", PROBE_ALLOC, HT_FN_NEW_ALIGNED, FAMILY_CXX },
+	{ "_ZnamSt11align_val_t", PROBE_ALLOC, HT_FN_NEW_ARRAY_ALIGNED,
+	  FAMILY_CXX },
 	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", PROBE_ALLOC,
-	  HT_FN_NEW_ALIGNED, true },
+	  HT_FN_NEW_ALIGNED, FAMILY_CXX },
 	{ "_ZnamSt11align_val_tRKSt9nothrow_t", PROBE_ALLOC,
-	  HT_FN_NEW_ARRAY_ALIGNED, true },
+	  HT_FN_NEW_ARRAY_ALIGNED, FAMILY_CXX },
 	/* operator delete, delete[]: plain, sized, nothrow, aligned, sized
 	   aligned, aligned nothrow */
-	{ "_ZdlPv", PROBE_FREE, HT_FN_DELETE, true },
-	{ "_ZdaPv", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
-	{ "_ZdlPvm", PROBE_FREE, HT_FN_DELETE, true },
-	{ "_ZdaPvm", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
-	{ "_ZdlPvRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE, true },
-	{ "_ZdaPvRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
-	{ "_ZdlPvSt11align_val_t", PROBE_FREE, HT_FN_DELETE, true },
-	{ "_ZdaPvSt11align_val_t", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
-	{ "_ZdlPvmSt11align_val_t", PROBE_FREE, HT_FN_DELETE, true },
-	{ "_ZdaPvmSt11align_val_t", PROBE_FREE, HT_FN_DELETE_ARRAY, true },
+	{ "_ZdlPv", PROBE_FREE, HT_FN_DELETE, FAMILY_CXX },
+	{ "_ZdaPv", PROBE_FREE, HT_FN_DELETE_ARRAY, FAMILY_CXX },
+	{ "_ZdlPvm", PROBE_FREE, HT_FN_DELETE, FAMILY_CXX },
+	{ "_ZdaPvm", PROBE_FREE, HT_FN_DELETE_ARRAY, FAMILY_CXX },
+	{ "_ZdlPvRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE, FAMILY_CXX },
+	{ "_ZdaPvRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE_ARRAY, FAMILY_CXX },
+	{ "_ZdlPvSt11align_val_t", PROBE_FREE, HT_FN_DELETE, FAMILY_CXX },
+	{ "_ZdaPvSt11align_val_t", PROBE_FREE, HT_FN_DELETE_ARRAY, FAMILY_CXX },
+	{ "_ZdlPvmSt11align_val_t", PROBE_FREE, HT_FN_DELETE, FAMILY_CXX },
+	{ "_ZdaPvmSt11align_val_t", PROBE_FREE, HT_FN_DELETE_ARRAY, FAMILY_CXX },
 	{ "_ZdlPvSt11align_val_tRKSt9nothrow_t", PROBE_FREE, HT_FN_DELETE,
-	  true },
+	  FAMILY_CXX },
 	{ "_ZdaPvSt11align_val_tRKSt9nothrow_t", PROBE_FREE,
-	  HT_FN_DELETE_ARRAY, true },
+	  HT_FN_DELETE_ARRAY, FAMILY_CXX },
+	/* CPython's object and memory APIs: pymalloc serves requests of
+	   up to 512 bytes from its own arenas (mmap'ed, never malloc'ed),
+	   larger ones from malloc. Probed as the C functions they mirror
+	   (same arguments and results; PyObject_Free(NULL) does nothing),
+	   each call one block; a malloc, realloc or free made inside one
+	   is internal (alloc.c, the stubs' is_internal). PyMem_* does not
+	   go through PyObject_* (each calls pymalloc through its own
+	   domain's function pointer), so the families never nest. */
+	{ "PyObject_Malloc", PROBE_ALLOC, HT_FN_MALLOC, FAMILY_PYTHON },
+	{ "PyObject_Calloc", PROBE_ALLOC, HT_FN_CALLOC, FAMILY_PYTHON },
+	{ "PyObject_Realloc", PROBE_ALLOC, HT_FN_REALLOC, FAMILY_PYTHON },
+	{ "PyObject_Free", PROBE_FREE, HT_FN_FREE, FAMILY_PYTHON },
+	{ "PyMem_Malloc", PROBE_ALLOC, HT_FN_MALLOC, FAMILY_PYTHON },
+	{ "PyMem_Calloc", PROBE_ALLOC, HT_FN_CALLOC, FAMILY_PYTHON },
+	{ "PyMem_Realloc", PROBE_ALLOC, HT_FN_REALLOC, FAMILY_PYTHON },
+	{ "PyMem_Free", PROBE_FREE, HT_FN_FREE, FAMILY_PYTHON },
 };
 #define N_ALLOC_SYMBOLS (sizeof(alloc_symbols) / sizeof(*alloc_symbols))
 _Static_assert(N_ALLOC_SYMBOLS <= LOADER_MAX_SYMBOLS,
@@ -235,6 +261,7 @@ struct bindings {
 	size_t n;
 	struct inline_target targets[MAX_BINDINGS];
 	enum probe_role role[MAX_BINDINGS]; /* if patching fails */
+	bool hold[MAX_BINDINGS];            /* ... the probe's HOLD */
 };
 
 static void
@@ -243,6 +270,7 @@ binding_add(struct bindings *b, struct inline_target tg, enum probe_role role)
 	if (b->n == MAX_BINDINGS)
 		return; /* cannot happen: at most one object's symbols */
 	b->targets[b->n] = tg;
+	b->hold[b->n] = false;
 	b->role[b->n++] = role;
 }
 
@@ -274,6 +302,8 @@ bind_stopped(struct tracer *t, struct tproc *p, pid_t tid, struct bindings *b)
 				 ht_alloc_fn_name(tg->fn),
 				 (unsigned long long)tg->addr,
 				 ht_strerror(err));
+		else if (b->hold[k])
+			probe_find(p, tg->addr)->hold = true;
 	}
 }
 
@@ -304,9 +334,87 @@ bind_all(struct tracer *t, struct tproc *p, pid_t tid, bool stopped,
 	inline_exit_frees(p);
 }
 
+/* CPython's PyObject_* and PyMem_* are probed (alloc_symbols): by
+   default, but not under --massif-compat=yes (Massif replaces malloc and
+   its kin only, and sees pymalloc's blocks inside the arenas it mmaps,
+   uncounted) nor --pages-as-heap=yes (pages are counted as pages, the
+   arenas among them), nor with --python-alloc=no. */
+static bool
+python_probes(const struct tracer *t)
+{
+	return t->opt->python_alloc && !t->opt->massif_compat &&
+	       !t->opt->pages_as_heap;
+}
+
+/* CPython's entries are worth probing only where every call goes
+   through them. In a plain build each is a wrapper of a few instructions
+   calling its domain's allocator through a function pointer (3.11's
+   obmalloc.c). A build with link-time optimisation and profile feedback
+   (Debian's python3.11) inlines pymalloc's fast path, guarded by a check
+   of that pointer, into the entries and into some two hundred callers
+   (object constructors, frees): probing the entries there would see a
+   part of the blocks, and frees of blocks it never saw made, or blocks
+   freed unseen. So OBJ's are probed only when each one it defines is a
+   wrapper (at most PY_WRAPPER_MAX bytes, 16 to 51 in CPython 3.11
+   built with -O3; 48 to 667 with pymalloc inlined). */
+#define PY_WRAPPER_MAX 96
+
+/* True when P's environment sets PYTHONMALLOC to malloc or malloc_debug:
+   CPython then allocates everything with malloc. */
+static bool
+python_uses_malloc(const struct tproc *p)
+{
+	char path[64], buf[65536];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)p->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (strcmp(buf + i, "PYTHONMALLOC=malloc") == 0 ||
+		    strcmp(buf + i, "PYTHONMALLOC=malloc_debug") == 0)
+			return true;
+	return false;
+}
+
+static bool
+python_wrappers(struct tproc *p, const struct elf_object *obj,
+		const char *path)
+{
+	struct elf_symbol sym;
+	if (elf_object_find(obj, "PyObject_Malloc", &sym))
+		return false;
+	for (size_t i = 0; i < N_ALLOC_SYMBOLS; i++) {
+		const struct alloc_symbol *s = &alloc_symbols[i];
+		if (s->family != FAMILY_PYTHON ||
+		    elf_object_find(obj, s->name, &sym))
+			continue;
+		if ((sym.ifunc || !sym.size || sym.size > PY_WRAPPER_MAX) &&
+		    python_uses_malloc(p)) {
+			ht_debug("process %d: %s inlines pymalloc, but "
+				 "PYTHONMALLOC sends its objects to malloc",
+				 (int)p->pid, path);
+			return false;
+		}
+		if (sym.ifunc || !sym.size || sym.size > PY_WRAPPER_MAX) {
+			ht_warn("process %d: %s inlines pymalloc into its "
+				"callers (%s is %llu bytes): its objects of "
+				"up to 512 bytes are not seen; run it with "
+				"PYTHONMALLOC=malloc to see them as malloc's",
+				(int)p->pid, path, s->name,
+				(unsigned long long)sym.size);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Add to B every allocator symbol OBJ defines that no earlier object did,
    C++ operators only when OBJ is the allocator that binds malloc (see the
-   top of the file). */
+   top of the file), CPython's only when python_probes and
+   python_wrappers. */
 static void
 plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 		  const char *path, uint64_t bias, struct bindings *b)
@@ -317,6 +425,7 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 	uint64_t lo, hi;
 	object_extent(tid, path, &lo, &hi);
 	bool own_operators = false;
+	bool python = python_probes(t) && python_wrappers(p, obj, path);
 	/* Page calls only: no allocator is probed, but the exit-time frees
 	   below still end the profile, as Valgrind runs them in every mode. */
 	size_t n_symbols = t->opt->pages_as_heap ? 0 : N_ALLOC_SYMBOLS;
@@ -329,17 +438,23 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 		/* Bound here even when not probed: the program calls this
 		   object's definition, not a later object's. */
 		p->bound[i] = true;
-		if (s->fn == HT_FN_MALLOC)
+		if (s->fn == HT_FN_MALLOC && s->family == FAMILY_C)
 			own_operators = malloc_bound_here(t, p, obj, path);
-		if (s->cxx && !own_operators)
+		if ((s->family == FAMILY_CXX && !own_operators) ||
+		    (s->family == FAMILY_PYTHON && !python))
 			continue;
 		uint64_t addr = bias + sym.vaddr;
 		if (probe_find(p, addr))
 			continue;
+		if (s->family == FAMILY_PYTHON && s->fn == HT_FN_MALLOC)
+			ht_debug("process %d: %s from %s", (int)p->pid,
+				 s->name, path);
 		binding_add(b, (struct inline_target){
 			.addr = addr, .func_len = sym.size, .fn = s->fn,
 			.lo = lo, .hi = hi,
 		}, s->role);
+		b->hold[b->n - 1] =
+			s->family == FAMILY_PYTHON && s->role == PROBE_FREE;
 	}
 	for (size_t i = 0; page_calls_inline(t) && i < N_PAGE_SYMBOLS; i++) {
 		const struct page_symbol *ps = &page_symbols[i];

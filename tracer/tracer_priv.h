@@ -30,6 +30,10 @@ struct probe {
 	enum probe_role role;
 	enum ht_alloc_fn fn;
 	uint64_t obj_lo, obj_hi; /* the object holding the probed function */
+	bool hold;               /* PROBE_FREE reported at its entry yet kept
+				    pending until it returns, so that what it
+				    calls is internal (CPython's PyObject_Free,
+				    PyMem_Free, which may call free) */
 	uint64_t slot;           /* XOL slot address, 0 when emulated */
 	struct arch_displaced d;
 };
@@ -46,6 +50,8 @@ struct pending_call {
 	uint64_t slot;   /* stack address holding the hijacked return address */
 	uint64_t orig;   /* the real return address */
 	enum ht_alloc_fn fn;
+	bool at_entry;   /* reported at its entry (a held free): nothing to
+			    report at its return */
 	uint64_t args[3];
 	uint64_t obj_lo, obj_hi; /* object of the called function: calls it
 				    makes into probed code are internal */
@@ -53,8 +59,9 @@ struct pending_call {
 	unsigned npcs;
 };
 
-/* Allocator symbols loader.c looks for (malloc family, C++ operators). */
-#define LOADER_MAX_SYMBOLS 32
+/* Allocator symbols loader.c looks for (malloc family, C++ operators,
+   CPython's PyObject_* and PyMem_*). */
+#define LOADER_MAX_SYMBOLS 48
 
 /* One traced process (thread group) and its probes. Forked children get
    their own copy: the same addresses, their own memory. */

@@ -3,10 +3,13 @@
    its function. Exit status: 0 success, 1 heaptrace could not write its
    output, 2 the command line was wrong or the command is not available. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/err.h"
 #include "common/options.h"
@@ -44,35 +47,48 @@ cmd_version(void)
 }
 
 /* Counting the target's instructions needs a hardware counter; without
-   one the profile says ms instead of pretending. */
+   one the profile says ms instead of pretending, and the summary line
+   says why. */
 static void
 choose_time_unit(struct ht_options *opt)
 {
 	if (opt->time_unit == HT_TIME_I && !tracer_instructions_available()) {
-		ht_warn("no hardware instruction counter on this machine; "
-			"recording --time-unit=i as ms");
+		ht_note("time unit ms, not i: no hardware instruction counter "
+			"here");
 		opt->time_unit = HT_TIME_MS;
 	}
 }
 
 /* --pages-as-heap=yes watches page calls through seccomp stops and
    probes no allocator, as Massif intercepts no malloc then: a --backend
-   asked for there cannot apply, and gets one line. */
+   asked for there cannot apply, which the summary line says. */
 static void
 explain_backend(const struct ht_options *opt)
 {
 	if (opt->backend == HT_BACKEND_AUTO)
 		return;
 	if (opt->pages_as_heap)
-		ht_warn("--backend=%s has no effect with --pages-as-heap=yes "
-			"(page calls are caught by seccomp stops)",
+		ht_note("--backend=%s does not apply to --pages-as-heap=yes",
 			opt->backend == HT_BACKEND_INLINE ? "inline" : "ptrace");
+}
+
+/* An unwritable --massif-out-file is found before the program runs. */
+static int
+check_out_file(const struct ht_options *opt)
+{
+	char err[PATH_MAX + 256];
+	if (profiler_check_out_file(opt, err, sizeof(err)) == 0)
+		return 0;
+	ht_error("%s", err);
+	return -1;
 }
 
 static int
 cmd_run(struct ht_cmdline *cl)
 {
 	char err[512];
+	if (check_out_file(&cl->opt))
+		return EXIT_USAGE;
 	choose_time_unit(&cl->opt);
 	explain_backend(&cl->opt);
 	struct profiler *prof = profiler_new(&cl->opt, cl->prog_argv);
@@ -81,8 +97,15 @@ cmd_run(struct ht_cmdline *cl)
 	int rc = tracer_run(&cl->opt, cl->prog_argv, &sink, &res, err,
 			    sizeof(err));
 	profiler_free(prof);
+	/* notes no summary line took: a line of their own, unless an error
+	   is what there is to say */
+	if (rc)
+		ht_notes_take();
+	else
+		ht_notes_flush();
 	if (cl->opt.stats) {
 		struct rusage ru;
+		/* asked for: printed even with -q, as the others */
 		if (getrusage(RUSAGE_SELF, &ru) == 0)
 			ht_error("stats: heaptrace's own peak RSS %ld KiB",
 				 ru.ru_maxrss);
@@ -94,6 +117,22 @@ cmd_run(struct ht_cmdline *cl)
 	return res.exit_status;
 }
 
+/* Whether the kernel lets heaptrace trace PID, as far as it can be known
+   without tracing it: /proc/PID/mem opens under the very check
+   PTRACE_ATTACH makes (ptrace_may_access, Yama included). */
+static bool
+may_trace(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno != EACCES && errno != EPERM;
+}
+
 static int
 cmd_attach(struct ht_cmdline *cl)
 {
@@ -102,13 +141,15 @@ cmd_attach(struct ht_cmdline *cl)
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}
-	/* Said after the session, so that a refused attach is one line. */
-	bool no_counter = cl->opt.time_unit == HT_TIME_I &&
-			  !tracer_instructions_available();
-	if (no_counter)
-		cl->opt.time_unit = HT_TIME_MS;
+	/* A process the kernel will not let heaptrace trace (another user's,
+	   Yama) is refused by tracer_attach with its reason, before anything
+	   is traced; only then does the profile's name matter. */
+	if (may_trace((pid_t)cl->pid) && check_out_file(&cl->opt))
+		return EXIT_USAGE;
 	/* the profile's cmd: line comes from /proc/PID/cmdline */
 	static char *const no_argv[] = { NULL };
+	/* said on the summary line, so that a refused attach is one line */
+	choose_time_unit(&cl->opt);
 	struct profiler *prof = profiler_new(&cl->opt, no_argv);
 	struct tracer_sink sink = profiler_sink(prof);
 	struct tracer_result res = { 0 };
@@ -116,13 +157,14 @@ cmd_attach(struct ht_cmdline *cl)
 			       sizeof(err));
 	int failures = profiler_write_failures(prof);
 	profiler_free(prof);
+	if (rc)
+		ht_notes_take();
+	else
+		ht_notes_flush();
 	if (rc) {
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}
-	if (no_counter)
-		ht_warn("no hardware instruction counter on this machine; "
-			"--time-unit=i was recorded as ms");
 	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
@@ -161,6 +203,7 @@ main(int argc, char **argv)
 		status = EXIT_USAGE;
 	} else {
 		ht_set_verbose(cl.opt.verbose);
+		ht_set_quiet(cl.opt.quiet);
 		status = cmd_dispatch(&cl);
 	}
 	ht_cmdline_fini(&cl);

@@ -6,6 +6,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,11 +38,22 @@ struct profile {
 	unsigned n_on_demand; /* snapshots written on demand (SIGUSR1) */
 };
 
+/* A profile written: the summary line's part for it. */
+struct written {
+	char *path;
+	char *text; /* "peak 3.0 KiB at snapshot 4; 6 snapshots in PATH
+		       (inline)" */
+	bool first; /* the profile of the first process (the program) */
+};
+
 struct profiler {
 	const struct ht_options *opt;
 	char *const *argv;
 	struct u64map profiles; /* pid -> struct profile * */
 	int write_failures;
+	pid_t first_pid;        /* the first process profiled */
+	struct written *written; /* in the order first written */
+	size_t n_written;
 	pid_t foreign_next; /* announced another allocator than glibc's
 			       before its profile started (static) */
 };
@@ -152,6 +164,8 @@ on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 		profile_free(old);
 	}
 	struct profile *pr = ht_xcalloc(1, sizeof(*pr));
+	if (!prof->first_pid)
+		prof->first_pid = pid;
 	pr->pid = pid;
 	pr->t_start = time;
 	pr->is_static = is_static_program(pid);
@@ -279,8 +293,12 @@ human_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
+/* Remember PR's part of the summary line, printed once at the end of the
+   session (profiler_free): a profile written again under the same name
+   (a process that exec'd, or a name without %p) replaces its part. */
 static void
-print_summary(const struct profile *pr, const char *path, const char *backend)
+note_written(struct profiler *prof, const struct profile *pr,
+	     const char *path, const char *backend)
 {
 	size_t n = snap_engine_count(pr->eng);
 	long peak = snap_engine_peak_index(pr->eng);
@@ -296,8 +314,76 @@ print_summary(const struct profile *pr, const char *path, const char *backend)
 	}
 	char size[32];
 	human_size(best, size, sizeof(size));
-	ht_error("%s %s at snapshot %zu; %zu snapshots in %s (%s)",
-		 peak >= 0 ? "peak" : "largest", size, at, n, path, backend);
+	char *text = ht_xasprintf("%s %s at snapshot %zu; %zu snapshot%s in "
+				  "%s (%s)", peak >= 0 ? "peak" : "largest",
+				  size, at, n, n == 1 ? "" : "s", path,
+				  backend);
+	struct written *w = NULL;
+	for (size_t i = 0; i < prof->n_written && !w; i++)
+		if (!strcmp(prof->written[i].path, path))
+			w = &prof->written[i];
+	if (!w) {
+		prof->written = ht_xreallocarray(prof->written,
+						 prof->n_written + 1,
+						 sizeof(*prof->written));
+		w = &prof->written[prof->n_written++];
+		*w = (struct written){ .path = ht_xstrdup(path) };
+	}
+	free(w->text);
+	w->text = text;
+	w->first = w->first || pr->pid == prof->first_pid;
+}
+
+/* PATH as the summary line names it after LEAD: its file name alone when
+   it is in LEAD's directory. */
+static const char *
+beside(const char *path, const char *lead)
+{
+	const char *ps = strrchr(path, '/'), *ms = strrchr(lead, '/');
+	if (ps && ms && ps - path == ms - lead &&
+	    !strncmp(path, lead, (size_t)(ps - path)))
+		return ps + 1;
+	return path;
+}
+
+/* The one line a session prints of its own: where the profile went, its
+   peak, and how many other processes' profiles were written beside it. */
+static void
+print_summary(struct profiler *prof)
+{
+	if (!prof->n_written)
+		return;
+	const char *notes = ht_notes_take();
+	size_t lead = 0;
+	for (size_t i = 0; i < prof->n_written; i++)
+		if (prof->written[i].first) {
+			lead = i;
+			break;
+		}
+	const char *mpath = prof->written[lead].path;
+	char others[1024] = "";
+	size_t len = 0, shown = 0, n_others = prof->n_written - 1;
+	for (size_t i = 0; i < prof->n_written && n_others; i++) {
+		if (i == lead)
+			continue;
+		if (shown == 3) {
+			len += (size_t)snprintf(others + len, sizeof(others) - len,
+						", ...");
+			break;
+		}
+		len += (size_t)snprintf(others + len, sizeof(others) - len,
+					"%s%s", shown ? ", " : "",
+					beside(prof->written[i].path, mpath));
+		shown++;
+		if (len >= sizeof(others))
+			break;
+	}
+	if (n_others)
+		ht_info("%s; %zu more profile%s (other processes): %s%s",
+			prof->written[lead].text, n_others,
+			n_others == 1 ? "" : "s", others, notes);
+	else
+		ht_info("%s%s", prof->written[lead].text, notes);
 }
 
 static void
@@ -372,11 +458,145 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 		ht_error("cannot write %s: %s", path, ht_strerror(rc));
 		prof->write_failures++;
 	} else if (!prof->opt->quiet) {
-		print_summary(pr, path, backend);
+		note_written(prof, pr, path, backend);
 	}
 	if (prof->opt->stats)
 		print_stats(pr);
 	free(path);
+}
+
+/* ---- The profile's name, checked before the program runs ---- */
+
+/* Two pids of the largest size a pid has (pid_max is at most 2^22), whose
+   digits all differ: where their expansions differ is where %p is. */
+#define PID_A 1111111L
+#define PID_B 2222222L
+#define PID_DIGITS 7
+
+/* Whether a file can be created in DIR: one made and removed at once, as
+   sure a test as there is (access(2) knows no read-only mount, ACL or
+   immutable flag). 0 or -errno. */
+static int
+dir_probe(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	for (unsigned tries = 0; tries < 100; tries++) {
+		char *probe = ht_xasprintf("%s/.heaptrace.%ld.probe%u.tmp", dir,
+					   (long)getpid(), tries);
+		int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			      0600);
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(probe);
+		}
+		free(probe);
+		if (fd >= 0)
+			return 0;
+		if (e != EEXIST)
+			return -e;
+	}
+	return -EEXIST;
+}
+
+/* Whether the profile can be written to PATH (no pid in it): an existing
+   device, pipe or regular file writable in place, or a new or replaced file
+   in a directory heaptrace can add to, as out_file_write does it. 0 or
+   -errno. */
+static int
+path_probe(const char *path, const char *dir)
+{
+	struct stat st, lst;
+	if (stat(path, &st)) {
+		if (errno != ENOENT)
+			return -errno;
+		/* a dangling symlink: its target is created when written */
+		if (!lstat(path, &lst) && S_ISLNK(lst.st_mode))
+			return 0;
+		return dir_probe(dir);
+	}
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return access(path, W_OK) ? -errno : 0;
+	/* replaced through a temporary file beside it, or rewritten in place
+	   when only the file is writable */
+	int rc = dir_probe(dir);
+	if (rc && access(path, W_OK) == 0)
+		rc = 0;
+	return rc;
+}
+
+int
+profiler_check_out_file(const struct ht_options *opt, char *err,
+			size_t errlen)
+{
+	char cwd[PATH_MAX], *a = NULL, *b = NULL;
+	const char *here = getcwd(cwd, sizeof(cwd)) ? cwd : NULL;
+	if (out_filename_expand(opt->out_file, PID_A, here, &a, err, errlen))
+		return -HT_E_BADOPT;
+	if (out_filename_expand(opt->out_file, PID_B, here, &b, err, errlen)) {
+		free(a);
+		return -HT_E_BADOPT;
+	}
+	/* The name as it is known now: the pid written %p. A and B have the
+	   same length; they differ exactly at the pid's digits. */
+	size_t len = strlen(a), first_pid = len;
+	char *shown = ht_xcalloc(len + 1, 1);
+	size_t k = 0;
+	for (size_t i = 0; i < len;) {
+		if (a[i] != b[i]) {
+			if (first_pid == len)
+				first_pid = i;
+			memcpy(shown + k, "%p", 2);
+			k += 2;
+			i += PID_DIGITS;
+		} else {
+			shown[k++] = a[i++];
+		}
+	}
+	char *slash = strrchr(a, '/');
+	size_t dirlen = slash ? (size_t)(slash - a) : 0;
+	char *dir = slash ? ht_xasprintf("%.*s", (int)(dirlen ? dirlen : 1), a)
+			  : ht_xstrdup(".");
+	int rc = 0;
+	if (first_pid < dirlen) {
+		/* The pid is in a directory's name: only the directories
+		   before it are known. */
+		char *known = ht_xasprintf("%.*s", (int)first_pid, a);
+		char *ks = strrchr(known, '/');
+		if (ks && ks != known)
+			*ks = 0;
+		else if (ks)
+			ks[1] = 0;
+		struct stat st;
+		if (ks && stat(known, &st))
+			rc = -errno;
+		else if (ks && !S_ISDIR(st.st_mode))
+			rc = -ENOTDIR;
+		free(known);
+	} else if (first_pid < len) {
+		/* One new file per process in DIR. */
+		if (strlen(slash ? slash + 1 : a) > NAME_MAX ||
+		    len >= PATH_MAX)
+			rc = -ENAMETOOLONG;
+		else
+			rc = dir_probe(dir);
+	} else {
+		rc = path_probe(a, dir);
+	}
+	if (rc)
+		snprintf(err, errlen, "--massif-out-file: cannot write %s: %s",
+			 shown, strerror(-rc));
+	free(dir);
+	free(shown);
+	free(a);
+	free(b);
+	return rc ? -HT_E_BADOPT : 0;
 }
 
 /* ---- Snapshots on demand ---- */
@@ -433,9 +653,9 @@ on_snapshot(void *ctx, pid_t pid, uint64_t time)
 	}
 	if (failure)
 		ht_error("%s", failure);
-	else if (!prof->opt->quiet)
-		ht_error("snapshot of process %d written to %s", (int)pid,
-			 path);
+	else
+		ht_info("snapshot of process %d written to %s", (int)pid,
+			path);
 	int rc = snapshot_ack_publish(pid, n, !failure,
 				      failure ? failure : path);
 	if (rc)
@@ -490,6 +710,12 @@ profiler_free(struct profiler *prof)
 		profile_free(pr);
 	}
 	u64map_fini(&prof->profiles);
+	print_summary(prof);
+	for (size_t i = 0; i < prof->n_written; i++) {
+		free(prof->written[i].path);
+		free(prof->written[i].text);
+	}
+	free(prof->written);
 	free(prof);
 }
 

@@ -18,5 +18,16 @@ void profiler_free(struct profiler *prof);
 struct tracer_sink profiler_sink(struct profiler *prof);
 /* Number of profiles that could not be written. */
 int profiler_write_failures(const struct profiler *prof);
+/* profiler_free prints the session's summary line (unless -q): its
+   profile, the others written beside it, and ht_note's remarks. */
+
+/* Whether OPT's --massif-out-file can be written, for every process the
+   session may profile, as far as it can be known before any pid is:
+   %q{VAR} expands, the directory exists and heaptrace can create a file in
+   it (a probe file, made and removed), or the named file exists and is
+   writable; a directory's name with %p in it is checked up to there.
+   Returns 0, or -HT_E_BADOPT with a one-line reason in ERR. */
+int profiler_check_out_file(const struct ht_options *opt, char *err,
+			    size_t errlen);
 
 #endif

@@ -4,12 +4,17 @@
 #include "err.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int verbose;
+static bool quiet;
+/* ht_note's remarks, each "; TEXT", for the session's summary line */
+static char notes[2048];
+static size_t notes_len;
 static void (*die_cleanup)(void);
 
 static const char *const messages[] = {
@@ -76,10 +81,58 @@ ht_perror(const char *fmt, ...)
 void
 ht_warn(const char *fmt, ...)
 {
+	if (quiet)
+		return;
 	va_list ap;
 	va_start(ap, fmt);
 	emit("warning: ", NULL, fmt, ap);
 	va_end(ap);
+}
+
+void
+ht_info(const char *fmt, ...)
+{
+	if (quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	emit("", NULL, fmt, ap);
+	va_end(ap);
+}
+
+void
+ht_note(const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	int k = snprintf(notes + notes_len, sizeof(notes) - notes_len, "; %s",
+			 text);
+	if (k > 0 && (size_t)k < sizeof(notes) - notes_len)
+		notes_len += (size_t)k;
+	else
+		notes[notes_len] = '\0'; /* no room: left out whole */
+}
+
+const char *
+ht_notes_take(void)
+{
+	static char taken[sizeof(notes)];
+	memcpy(taken, notes, notes_len + 1);
+	notes_len = 0;
+	notes[0] = '\0';
+	return taken;
+}
+
+void
+ht_notes_flush(void)
+{
+	if (notes_len)
+		ht_info("%s", ht_notes_take() + 2);
 }
 
 void
@@ -118,4 +171,10 @@ void
 ht_set_verbose(int v)
 {
 	verbose = v;
+}
+
+void
+ht_set_quiet(int q)
+{
+	quiet = q != 0;
 }

@@ -29,8 +29,24 @@ const char *ht_strerror(int err);
 void ht_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "heaptrace: MSG: strerror(errno)\n" on stderr. */
 void ht_perror(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print "heaptrace: warning: MSG\n" on stderr. */
+/* Print "heaptrace: warning: MSG\n" on stderr, unless quiet (-q). */
 void ht_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "heaptrace: MSG\n" on stderr, unless quiet (-q): what heaptrace
+   says of its own accord that is no error (the summary line). */
+void ht_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Keep MSG for the end of the session: the summary line, the one line a
+   run prints of its own, ends with "; MSG" for each (cli/profile.c takes
+   them with ht_notes_take); what no summary line took is printed by
+   ht_notes_flush as one line. For remarks that would otherwise be lines
+   of their own in a normal run (a time unit the machine cannot count, an
+   exec not followed). Silenced by -q like ht_info. */
+void ht_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The notes so far, "; MSG; MSG" ("" if none), and forget them. The text
+   stays valid until the next call. */
+const char *ht_notes_take(void);
+/* Print the notes not taken, as one "heaptrace: MSG; MSG" line (unless
+   -q), and forget them. */
+void ht_notes_flush(void);
 /* Print "heaptrace: MSG\n" only when ht_verbose is set. */
 void ht_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ht_error, then the registered emergency cleanup, then exit(STATUS). */
@@ -41,5 +57,8 @@ void ht_die(int status, const char *fmt, ...)
 void ht_set_die_cleanup(void (*cleanup)(void));
 /* Enables ht_debug output. */
 void ht_set_verbose(int verbose);
+/* -q: ht_warn and ht_info print nothing; ht_error, ht_perror and ht_die
+   still do. */
+void ht_set_quiet(int quiet);
 
 #endif

@@ -57,6 +57,13 @@ static const char *const backend_names[] = {
 	NULL,
 };
 
+static const char *const follow_exec_names[] = {
+	[HT_FOLLOW_EXEC_AUTO] = "auto",
+	[HT_FOLLOW_EXEC_WRAPPERS] = "wrappers",
+	[HT_FOLLOW_EXEC_NO] = "no",
+	NULL,
+};
+
 static const char *const time_unit_names[] = {
 	[HT_TIME_I] = "i",
 	[HT_TIME_MS] = "ms",
@@ -134,6 +141,23 @@ static const struct opt_spec specs[] = {
 	  .help = "report exactly Massif's numbers: model Valgrind's "
 		  "allocator for extra bytes and B time, run the exit-time "
 		  "frees Valgrind runs; no: the real allocator's overhead" },
+	{ .name = "--python-alloc", .kind = OPT_BOOL,
+	  .off = FIELD(python_alloc), .def = "yes", .group = GROUP_OWN,
+	  .help = "count CPython's PyObject_Malloc and PyMem_Malloc "
+		  "families as allocators (pymalloc serves small objects "
+		  "from mmap'ed arenas malloc never sees); not with "
+		  "--massif-compat=yes or --pages-as-heap=yes" },
+	{ .name = "--follow-exec", .kind = OPT_CHOICE,
+	  .off = FIELD(follow_exec), .def = "auto",
+	  .choices = follow_exec_names, .group = GROUP_OWN,
+	  .help = "wrappers: a process whose heap stayed below 1 MiB (and "
+		  "no snapshot taken) is a wrapper when it execs (a shell "
+		  "script, a pyenv shim): the exec is followed, its profile "
+		  "dropped, the new program profiled under the same pid; "
+		  "what a program behind a wrapper forks while below 1 MiB "
+		  "is not profiled (README, \"Programs that exec\"); no: "
+		  "--trace-children alone decides, as in Massif; auto: "
+		  "wrappers, but no with --massif-compat=yes" },
 	{ .name = "--backend", .kind = OPT_CHOICE, .off = FIELD(backend),
 	  .def = "auto", .choices = backend_names, .group = GROUP_OWN,
 	  .help = "how allocator calls are caught: inline records them in "
@@ -148,7 +172,7 @@ static const struct opt_spec specs[] = {
 		  "SIGINT, SIGTERM or the target's exit)" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
-	  .help = "print nothing but errors" },
+	  .help = "print nothing but errors (see Notes)" },
 	{ .name = "--verbose", .alias = "-v", .kind = OPT_FLAG,
 	  .off = FIELD(verbose), .group = GROUP_OWN,
 	  .help = "say what heaptrace is doing" },
@@ -518,28 +542,53 @@ run_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
 	return 0;
 }
 
+/* attach takes its options before the PID, after it, or both
+   ("attach PID --duration=1"); "--" ends them, and the PID may follow. */
 static int
 attach_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
 	     size_t errlen)
 {
-	int i = 2;
-	unsigned long long pid;
-	int rc = options_parse(cl, argc, argv, &i, err, errlen);
+	unsigned long long pid = 0;
+	bool have_pid = false, options_done = false;
 
-	if (rc || cl->command == HT_CMD_HELP)
+	for (int i = 2; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!options_done && !strcmp(arg, "--")) {
+			options_done = true;
+			continue;
+		}
+		if (!options_done && arg[0] == '-' && arg[1]) {
+			if (is_help(arg)) {
+				cl->command = HT_CMD_HELP;
+				return 0;
+			}
+			int rc = ht_options_apply(&cl->opt, arg, err, errlen);
+			if (rc == 1)
+				return fail(err, errlen,
+					    "unknown option '%s' (see heaptrace "
+					    "--help)", arg);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (have_pid)
+			return fail(err, errlen,
+				    "attach: unexpected argument '%s' after the "
+				    "PID", arg);
+		if (!parse_digits(arg, &pid) || pid == 0 || pid > INT_MAX)
+			return fail(err, errlen,
+				    "attach: PID must be a positive decimal "
+				    "integer, not '%s'", arg);
+		have_pid = true;
+	}
+	int rc = ht_options_finish(&cl->opt, err, errlen);
+	if (rc)
 		return rc;
-	if (i >= argc)
+	if (!have_pid)
 		return fail(err, errlen,
 			    "attach: missing the PID to attach to "
 			    "(heaptrace attach [options] PID)");
-	if (!parse_digits(argv[i], &pid) || pid == 0 || pid > INT_MAX)
-		return fail(err, errlen,
-			    "attach: PID must be a positive decimal integer, "
-			    "not '%s'", argv[i]);
-	if (i + 1 < argc)
-		return fail(err, errlen,
-			    "attach: unexpected argument '%s' after the PID",
-			    argv[i + 1]);
 	cl->pid = (long)pid;
 	return 0;
 }
@@ -646,7 +695,7 @@ void
 ht_options_usage(FILE *out)
 {
 	fputs("usage: heaptrace run [options] [--] PROG [ARGS...]\n"
-	      "       heaptrace attach [options] PID\n"
+	      "       heaptrace attach [options] PID [options]\n"
 	      "       heaptrace snapshot PID\n"
 	      "       heaptrace --help | --version\n"
 	      "\n"
@@ -671,6 +720,7 @@ ht_options_usage(FILE *out)
 	      "first word that is\n"
 	      "not an option; the rest is the program and its arguments, "
 	      "passed on untouched.\n"
+	      "attach takes its options before or after the PID.\n"
 	      "Values are written --name=value; defaults are in brackets.\n",
 	      out);
 	group_usage(out, GROUP_MASSIF,
@@ -693,6 +743,20 @@ ht_options_usage(FILE *out)
 	      "directory\n"
 	      "  heaptrace started in. A name starting with '~' is refused, "
 	      "as Massif does.\n"
+	      "  The file's directory must be writable (or the file "
+	      "itself, when it exists):\n"
+	      "  heaptrace checks it, for every process it may profile, "
+	      "before it starts\n"
+	      "  or attaches to the program.\n"
+	      "  -q leaves on stderr only errors: those that end heaptrace "
+	      "with a non-zero\n"
+	      "  status before the program runs (a wrong option, an "
+	      "unwritable\n"
+	      "  --massif-out-file, a program that cannot be started, an "
+	      "attach refused),\n"
+	      "  a profile that cannot be written (attach then exits 1), "
+	      "and events lost;\n"
+	      "  --stats=yes still prints the counts it is asked for.\n"
 	      "  --pages-as-heap=yes cannot be combined with --stacks=yes; "
 	      "--heap=no turns\n"
 	      "  it off. It stops the program at mmap, munmap, mremap, brk, "

@@ -15,6 +15,16 @@ enum ht_time_unit {
 	HT_TIME_B,  /* bytes allocated plus bytes freed */
 };
 
+/* --follow-exec: what an exec in a process that did little before it
+   means (tracer/loop.c, "Exec wrappers"). */
+enum ht_follow_exec {
+	HT_FOLLOW_EXEC_AUTO,     /* wrappers, but no with --massif-compat=yes */
+	HT_FOLLOW_EXEC_WRAPPERS, /* a wrapper's exec is followed, its profile
+				    dropped: the program it becomes is
+				    profiled in its place */
+	HT_FOLLOW_EXEC_NO,       /* --trace-children alone decides */
+};
+
 enum ht_backend {
 	HT_BACKEND_AUTO,   /* inline where it can be used, else ptrace */
 	HT_BACKEND_INLINE, /* recording stub in the target, no stop per call */
@@ -46,9 +56,13 @@ struct ht_options {
 	bool show_below_main;    /* --show-below-main=no */
 	bool stats;              /* --stats=no */
 	bool trace_children;     /* --trace-children=no: follow exec'd children */
+	enum ht_follow_exec follow_exec; /* --follow-exec=auto (heaptrace's) */
 
 	/* heaptrace's own. */
 	bool massif_compat;      /* --massif-compat=no */
+	bool python_alloc;       /* --python-alloc=yes: CPython's PyObject_*
+				    and PyMem_* are allocators too (not
+				    with --massif-compat or --pages-as-heap) */
 	enum ht_backend backend; /* --backend=auto */
 	unsigned ring_size;      /* --ring-size=8388608 */
 	bool quiet;              /* -q, --quiet */
@@ -97,8 +111,9 @@ int ht_options_apply(struct ht_options *opt, const char *arg, char *err,
 int ht_options_finish(struct ht_options *opt, char *err, size_t errlen);
 
 /* Parse heaptrace's whole command line into CL: "run [options] [--] PROG
-   [ARGS...]", "attach [options] PID", "--help"/"-h"/"help", "--version".
-   Options end at "--" or at the first word not starting with '-'. Runs
+   [ARGS...]", "attach [options] PID [options]", "--help"/"-h"/"help",
+   "--version". run's options end at "--" or at the first word not
+   starting with '-'; attach's may also follow the PID ("--" ends them). Runs
    ht_options_finish. Returns 0, or -HT_E_BADOPT with a one-line message in
    ERR; either way CL is then released with ht_cmdline_fini. */
 int ht_cmdline_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,

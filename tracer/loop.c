@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,281 @@ set_regs_and_resume(struct tracer *t, struct tracee *tc,
 		resume(t, tc, 0);
 }
 
+/* ---- Exec wrappers (--follow-exec) ----
+
+   `heaptrace run python3 x.py`, python3 being a shim (a script that execs
+   the real interpreter, maybe through env, bash and more scripts): the
+   profile wanted is the interpreter's. The rule: a process whose heap
+   (bytes requested and not yet freed, as Massif's mem_heap_B counts them,
+   its parent's blocks included for a fork) never reached WRAPPER_HEAP_MAX
+   since its program started, and that had no snapshot taken on demand,
+   is a wrapper when it execs: the exec is followed whatever
+   --trace-children says, the wrapper's profile is dropped unwritten (the
+   new program's replaces it: same pid, same file name), and the new
+   program is profiled. A process that did more keeps Massif's rule
+   (--trace-children). Scripts fork helpers too (command substitutions,
+   pipelines): a process forked by a program reached through a wrapper's
+   exec, while that program is still below the limit, is traced but not
+   profiled (so are its own children); it gets a profile only when
+   --trace-children=yes follows an exec of it. Not with --pages-as-heap
+   (no heap is measured), nor for attach (what ran before is unseen). */
+
+#define WRAPPER_HEAP_MAX (1024 * 1024) /* bash running pyenv's scripts: 116 KiB */
+
+/* A profiled process while it may still be a wrapper. */
+struct watched {
+	uint64_t live, peak;   /* heap bytes in use, their high-water mark */
+	bool over;             /* not a wrapper: the heap reached
+				  WRAPPER_HEAP_MAX, or a snapshot was taken */
+	bool via_wrapper;      /* its program came from a wrapper's exec */
+	struct u64map blocks;  /* address -> size, while !over */
+};
+
+struct exec_watch {
+	const struct tracer_sink *real; /* the profiler's */
+	struct tracer_sink sink;        /* REAL with EVENT and SNAPSHOT
+					   watched */
+	struct u64map procs;       /* pid -> struct watched * */
+	struct u64map unprofiled;  /* pids forked by wrappers, no profile */
+	bool wrappers;             /* --follow-exec resolved to wrappers */
+	bool next_via_wrapper;     /* the profile starting follows one */
+	unsigned n_wrappers;       /* wrappers' execs followed */
+	unsigned n_unprofiled;     /* processes ended without a profile */
+	unsigned n_unfollowed;     /* ... of which exec'd, not followed */
+	bool hinted;               /* the line on an exec not followed */
+};
+
+/* tracer_run's (one session per heaptrace), NULL when attached. */
+static struct exec_watch *watch;
+
+static struct watched *
+watched_get(pid_t pid)
+{
+	uint64_t *v = watch ? u64map_get(&watch->procs, (uint64_t)pid) : NULL;
+	return v ? (struct watched *)(uintptr_t)*v : NULL;
+}
+
+static void
+watched_over(struct watched *w)
+{
+	w->over = true;
+	u64map_fini(&w->blocks);
+	u64map_init(&w->blocks);
+}
+
+static void
+watched_free(pid_t pid)
+{
+	uint64_t v;
+	if (!watch || !u64map_remove(&watch->procs, (uint64_t)pid, &v))
+		return;
+	struct watched *w = (struct watched *)(uintptr_t)v;
+	u64map_fini(&w->blocks);
+	free(w);
+}
+
+static void
+watched_add_block(struct watched *w, uint64_t addr, uint64_t size)
+{
+	bool fresh;
+	uint64_t *slot = u64map_slot(&w->blocks, addr, &fresh);
+	if (!fresh)
+		w->live -= *slot;
+	*slot = size;
+	w->live += size;
+}
+
+static void
+watched_drop_block(struct watched *w, uint64_t addr)
+{
+	uint64_t size;
+	if (u64map_remove(&w->blocks, addr, &size))
+		w->live -= size;
+}
+
+static void
+watch_event(void *ctx, pid_t pid, const struct ht_event *ev)
+{
+	struct watched *w = watched_get(pid);
+	if (w && !w->over) {
+		switch (ev->kind) {
+		case HT_EV_ALLOC:
+			watched_add_block(w, ev->addr, ev->size);
+			break;
+		case HT_EV_FREE:
+			watched_drop_block(w, ev->addr);
+			break;
+		case HT_EV_REALLOC:
+			if (!ev->addr && ev->size)
+				break; /* failed: the old block stays */
+			if (ev->old_addr)
+				watched_drop_block(w, ev->old_addr);
+			if (ev->addr)
+				watched_add_block(w, ev->addr, ev->size);
+			break;
+		default:
+			break;
+		}
+		if (w->live > w->peak)
+			w->peak = w->live;
+		if (w->peak >= WRAPPER_HEAP_MAX)
+			watched_over(w);
+	}
+	watch->real->event(ctx, pid, ev);
+}
+
+static void
+watch_snapshot(void *ctx, pid_t pid, uint64_t time)
+{
+	struct watched *w = watched_get(pid);
+	if (w && !w->over)
+		watched_over(w); /* its profile was wanted */
+	watch->real->snapshot(ctx, pid, time);
+}
+
+/* PID's profile starts: as the target's first program (PARENT 0), after
+   an exec (PARENT == PID), or as a fork of PARENT (a copy of its state). */
+static void
+watch_start(pid_t pid, pid_t parent)
+{
+	if (!watch)
+		return;
+	struct watched *from = parent && parent != pid ? watched_get(parent)
+						       : NULL;
+	watched_free(pid);
+	struct watched *w = calloc(1, sizeof(*w));
+	if (!w)
+		return; /* unwatched: never a wrapper */
+	u64map_init(&w->blocks);
+	if (from) {
+		w->live = from->live;
+		w->peak = from->peak;
+		w->over = from->over;
+		w->via_wrapper = from->via_wrapper;
+		if (!from->over)
+			u64map_copy(&w->blocks, &from->blocks);
+	} else if (parent == pid) {
+		w->via_wrapper = watch->next_via_wrapper;
+	}
+	watch->next_via_wrapper = false;
+	u64map_put(&watch->procs, (uint64_t)pid, (uint64_t)(uintptr_t)w);
+}
+
+/* P, profiled, execs: is what ran before a wrapper? */
+static bool
+watch_is_wrapper(const struct tproc *p)
+{
+	struct watched *w = p->profiling ? watched_get(p->pid) : NULL;
+	return w && !w->over;
+}
+
+/* P, profiled, forks: is the child left unprofiled? */
+static bool
+watch_defers_fork(const struct tproc *p)
+{
+	struct watched *w = watch && watch->wrappers ? watched_get(p->pid)
+						     : NULL;
+	return w && w->via_wrapper && !w->over;
+}
+
+static bool
+unprofiled(pid_t pid)
+{
+	return watch && u64map_get(&watch->unprofiled, (uint64_t)pid);
+}
+
+/* PID, never profiled, ends: exits, or EXECD a program not followed. */
+static void
+unprofiled_end(pid_t pid, bool execd)
+{
+	if (watch && u64map_remove(&watch->unprofiled, (uint64_t)pid, NULL)) {
+		watch->n_unprofiled++;
+		watch->n_unfollowed += execd;
+	}
+}
+
+/* One line, the first time an exec is not followed: what and how. */
+static void
+watch_hint(struct tracer *t, const struct tproc *p, bool wrapper)
+{
+	if (!watch || watch->hinted)
+		return;
+	watch->hinted = true;
+	char path[64], exe[PATH_MAX];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		n = snprintf(exe, sizeof(exe), "another program");
+	exe[n] = 0;
+	ht_note("process %d exec'd %s, which is not profiled%s: "
+		"--trace-children=yes follows it%s", (int)p->pid, exe,
+		t->opt->massif_compat ? " (as under Massif)" : "",
+		wrapper ? " (--follow-exec=wrappers too: the program before "
+			  "it used less than 1 MiB of heap)" : "");
+}
+
+static void
+watch_install(struct tracer *t, const struct tracer_sink *real)
+{
+	const struct ht_options *opt = t->opt;
+	if (opt->pages_as_heap || !opt->heap)
+		return; /* no heap measured: every exec as --trace-children */
+	watch = ht_xcalloc(1, sizeof(*watch));
+	watch->real = real;
+	watch->sink = *real;
+	watch->sink.event = watch_event;
+	if (real->snapshot)
+		watch->sink.snapshot = watch_snapshot;
+	u64map_init(&watch->procs);
+	u64map_init(&watch->unprofiled);
+	watch->wrappers = opt->follow_exec == HT_FOLLOW_EXEC_WRAPPERS ||
+		(opt->follow_exec == HT_FOLLOW_EXEC_AUTO && !opt->massif_compat);
+	t->sink = &watch->sink;
+}
+
+/* The session is over: say what was left out, then forget. */
+static void
+watch_finish(struct tracer *t)
+{
+	if (!watch)
+		return;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&watch->unprofiled, &pos, &key, &val))
+		watch->n_unprofiled++;
+	unsigned n = watch->n_unprofiled, x = watch->n_unfollowed;
+	if (n && x)
+		ht_note("%u process%s forked by exec wrappers %s not profiled; "
+			"%u exec'd another program, which --trace-children=yes "
+			"profiles", n, n > 1 ? "es" : "", n > 1 ? "were" : "was",
+			x);
+	else if (n)
+		ht_note("%u process%s forked by exec wrappers %s not profiled "
+			"(--follow-exec=no --trace-children=yes profiles %s)",
+			n, n > 1 ? "es" : "", n > 1 ? "were" : "was",
+			n > 1 ? "them" : "it");
+	ht_debug("exec wrappers followed: %u", watch->n_wrappers);
+	pos = 0;
+	while (u64map_next(&watch->procs, &pos, &key, &val)) {
+		struct watched *w = (struct watched *)(uintptr_t)val;
+		u64map_fini(&w->blocks);
+		free(w);
+	}
+	u64map_fini(&watch->procs);
+	u64map_fini(&watch->unprofiled);
+	t->sink = watch->real;
+	free(watch);
+	watch = NULL;
+}
+
 void
 tracer_start_profile(struct tracer *t, struct tproc *p, pid_t parent)
 {
 	p->profiling = true;
+	if (watch) {
+		u64map_remove(&watch->unprofiled, (uint64_t)p->pid, NULL);
+		watch_start(p->pid, parent);
+	}
 	t->sink->process_start(t->sink->ctx, p->pid, parent, tracer_clock(t, p));
 }
 
@@ -78,6 +350,7 @@ tracer_end_profile(struct tracer *t, struct tproc *p)
 	if (!p->profiling)
 		return;
 	p->profiling = false;
+	watched_free(p->pid);
 	t->sink->process_end(t->sink->ctx, p->pid, backend_name(t, p));
 	if (t->opt->stats)
 		inline_report(p);
@@ -231,8 +504,15 @@ tracer_on_new_task(struct tracer *t, struct tracee *tc, int event)
 			? perfcount_process(t, tc->proc) : 0;
 		p = proc_fork(t, tc->proc, child);
 		p->insn_base = (int64_t)parent_count;
-		if (tc->proc->profiling)
+		if (tc->proc->profiling && watch_defers_fork(tc->proc)) {
+			ht_debug("process %d: forked by the wrapper %d: not "
+				 "profiled", (int)child, (int)tc->proc->pid);
+			u64map_put(&watch->unprofiled, (uint64_t)child, 1);
+		} else if (tc->proc->profiling) {
 			tracer_start_profile(t, p, tc->proc->pid);
+		} else if (unprofiled(tc->proc->pid)) {
+			u64map_put(&watch->unprofiled, (uint64_t)child, 1);
+		}
 	}
 	struct tracee *ntc = tracee_get(t, child);
 	bool held = ntc && ntc->held;
@@ -286,8 +566,23 @@ on_exec(struct tracer *t, struct tracee *tc)
 	tracer_drop_other_threads(t, p, tc->tid);
 	alloc_pending_clear(tc);
 	bool initial = !p->setup_done && !p->profiling && !t->started;
-	if (!initial) {
+	bool wrapper = !initial && watch_is_wrapper(p);
+	if (wrapper && watch->wrappers) {
+		/* Its profile is dropped: the new program's replaces it. */
+		ht_debug("process %d: exec after %llu B of heap at most: a "
+			 "wrapper, followed", (int)p->pid,
+			 (unsigned long long)watched_get(p->pid)->peak);
+		watch->n_wrappers++;
+		watch->next_via_wrapper = true;
+		p->profiling = false; /* nothing reaches the old profile */
+	} else if (!initial) {
 		tracer_end_profile(t, p);
+		if (!t->opt->trace_children) {
+			if (unprofiled(p->pid))
+				unprofiled_end(p->pid, true);
+			else
+				watch_hint(t, p, wrapper);
+		}
 		if (!t->opt->trace_children && t->opt->pages_as_heap) {
 			/* Valgrind stops following a program at its exec, but
 			   our seccomp filter cannot be removed: its calls would
@@ -371,6 +666,7 @@ tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 		record_result(t, status);
 	if (p && tid == p->pid) {
 		tracer_end_profile(t, p);
+		unprofiled_end(p->pid, false);
 		proc_free(t, p);
 	}
 }
@@ -600,6 +896,7 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 		return rc;
 	struct tracer t;
 	tracer_init(&t, opt, sink);
+	watch_install(&t, sink);
 
 	/* The terminal's SIGINT and SIGQUIT are the target's to handle; our
 	   dying of them would kill it (EXITKILL). */
@@ -607,6 +904,7 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	int err_fd = -1;
 	rc = launch_spawn(&t, argv, &err_fd, err, errlen);
 	if (rc) {
+		watch_finish(&t);
 		tracer_fini(&t);
 		return rc;
 	}
@@ -622,6 +920,7 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 
+	watch_finish(&t);
 	*res = t.result;
 	tracer_fini(&t);
 	return launch_result(err_fd, argv, err, errlen);

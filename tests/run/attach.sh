@@ -116,7 +116,7 @@ attach_for() {
 }
 
 case_cycles() {
-	start_attachee cycles threads 15
+	start_attachee cycles threads 0
 	for i in 1 2 3 4 5; do
 		local before after
 		before=$(image_digest "$target")

@@ -3,23 +3,30 @@
 # Behaviour of `heaptrace run` as a command, one CASE per call: the target's
 # output, input, arguments and exit status pass through unchanged, signal
 # deaths give 128+N and still a profile, bad programs give one clear error
-# line, -q and the summary line, profile names. Needs no Valgrind: the
-# expectations are the program's own native behaviour and fixed numbers
-# (progs/behave.c allocates a 1000-byte block first in every mode).
+# line, -q and the summary line, profile names, an unwritable
+# --massif-out-file found before the program starts, attach's options
+# after the PID. Needs no Valgrind: the expectations are the program's own
+# native behaviour and fixed numbers (progs/behave.c allocates a 1000-byte
+# block first in every mode).
 # Exit 0 pass, 1 fail, 77 skip, 99 harness error.
 #
-# usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE
+# usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE [THREADS FORK EXEC]
+# (THREADS, FORK, EXEC: progs/threads.c, fork.c and exec.c, for the cases
+# that count heaptrace's lines over every kind of program)
 set -u
 . "$(dirname "$0")/lib.sh" || exit 99
 
-if [ $# -ne 4 ]; then
-	echo "usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE" >&2
+if [ $# -ne 4 ] && [ $# -ne 7 ]; then
+	echo "usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE [THREADS FORK EXEC]" >&2
 	exit 99
 fi
 ht=$(abspath "$1")
 behave=$(abspath "$2")
 mallocfam=$(abspath "$3")
 case_name=$4
+threads=$(abspath "${5:-none}")
+forker=$(abspath "${6:-none}")
+execer=$(abspath "${7:-none}")
 here=$(cd "$(dirname "$0")" && pwd)
 profile="$here/profile.py"
 
@@ -121,7 +128,312 @@ bad_program() {
 		fail "$what: the error does not name $prog"
 }
 
+# need_progs: the case needs THREADS, FORK and EXEC.
+need_progs() {
+	local f
+	for f in "$threads" "$forker" "$execer"; do
+		if [ ! -x "$f" ]; then
+			echo "behaviour.sh: case $case_name needs THREADS FORK EXEC" >&2
+			exit 99
+		fi
+	done
+}
+
+# refused WHAT STATUS PATTERN ARGS...: heaptrace ARGS exits STATUS at once
+# with one line on stderr matching PATTERN (grep -E), nothing on stdout,
+# and the program not started: the programs these cases give create
+# $tmp/marker.
+refused() {
+	local what=$1 want=$2 pattern=$3 st lines
+	shift 3
+	rm -f "$tmp/marker"
+	timeout -k 5 20 "$@" </dev/null >"$tmp/r.out" 2>"$tmp/r.err"
+	st=$?
+	echo "$what: status $st, stderr: $(head -c 300 "$tmp/r.err")"
+	[ "$st" -eq "$want" ] || fail "$what: heaptrace exited $st, want $want"
+	[ -s "$tmp/r.out" ] && fail "$what: heaptrace wrote to stdout"
+	lines=$(wc -l <"$tmp/r.err")
+	[ "$lines" -eq 1 ] || fail "$what: $lines lines on stderr, want 1"
+	grep -Eq -- "$pattern" "$tmp/r.err" ||
+		fail "$what: the error does not match /$pattern/"
+	[ -e "$tmp/marker" ] && fail "$what: the program was started"
+}
+
+# one_line WHAT PATTERN ARGS...: heaptrace ARGS (a normal run) succeeds
+# and prints exactly one line of its own on stderr, matching PATTERN
+# (grep -E); the program's stdout and stderr go to files of their own.
+one_line() {
+	local what=$1 pattern=$2 st lines
+	shift 2
+	timeout -k 5 60 "$@" </dev/null >"$tmp/l.out" 2>"$tmp/l.err"
+	st=$?
+	echo "$what: status $st, stderr: $(head -c 600 "$tmp/l.err")"
+	[ "$st" -eq 0 ] || fail "$what: heaptrace exited $st"
+	lines=$(grep -c '^heaptrace: ' "$tmp/l.err")
+	[ "$lines" -eq 1 ] || fail "$what: $lines lines of heaptrace's, want 1"
+	lines=$(wc -l <"$tmp/l.err")
+	[ "$lines" -eq 1 ] || fail "$what: $lines lines on stderr, want 1"
+	grep -Eq -- "$pattern" "$tmp/l.err" ||
+		fail "$what: the line does not match /$pattern/"
+}
+
+# silent WHAT ARGS...: heaptrace ARGS succeeds and prints nothing.
+silent() {
+	local what=$1 st
+	shift
+	timeout -k 5 60 "$@" </dev/null >"$tmp/s.out" 2>"$tmp/s.err"
+	st=$?
+	[ "$st" -eq 0 ] || fail "$what: heaptrace exited $st"
+	[ -s "$tmp/s.err" ] && fail "$what: stderr with -q: $(head -n 3 "$tmp/s.err")"
+}
+
+# sleeper: a process to attach to in $target (SIGKILLed at exit).
+sleeper() {
+	sleep 120 &
+	target=$!
+	pids+=("$target")
+	for _ in $(seq 100); do
+		case $(readlink "/proc/$target/exe" 2>/dev/null) in
+		*/sleep) return ;;
+		esac
+		sleep 0.1
+	done
+	echo "sleep 120 did not start within 10 s"
+	exit 99
+}
+
+# untraced WHAT: $target still runs and nothing traces it.
+untraced() {
+	alive "$target" >/dev/null || fail "$1: the process is gone"
+	grep -q '^TracerPid:[[:space:]]*0$' "/proc/$target/status" ||
+		fail "$1: the process is still traced: $(grep TracerPid "/proc/$target/status")"
+}
+
+# attach_skip_unless_allowed: SKIP when this user may not attach to
+# $target (kernel.yama.ptrace_scope, no CAP_SYS_PTRACE).
+attach_skip_unless_allowed() {
+	timeout -k 5 20 "$ht" attach --duration=1 --time-unit=B \
+		--massif-out-file=/dev/null "$target" >/dev/null 2>"$tmp/a.err"
+	if grep -Eq 'ptrace_scope|ermission' "$tmp/a.err"; then
+		echo "SKIP: cannot attach here: $(cat "$tmp/a.err")"
+		exit 77
+	fi
+}
+
 case $case_name in
+out-file-checked)
+	# An unwritable --massif-out-file is refused before the program runs:
+	# one line, status 2, the program (which would create $tmp/marker) not
+	# started; for `run` with and without --trace-children, whatever the
+	# %p and %q{VAR} in the name.
+	mkdir "$tmp/adir" "$tmp/ok"
+	: >"$tmp/afile"
+	prog=(/bin/sh -c ": >'$tmp/marker'")
+	bad=(
+		"/nonexistent/dir/x|/nonexistent/dir/x: No such file or directory"
+		"/nonexistent/dir/massif.out.%p|/nonexistent/dir/massif\.out\.%p: No such file or directory"
+		"$tmp/adir|$tmp/adir: Is a directory"
+		"$tmp/adir/|Is a directory"
+		"$tmp/afile/x.%p|$tmp/afile/x\.%p: Not a directory"
+		"$tmp/nodir/%p/x|$tmp/nodir/%p/x: No such file or directory"
+		"$tmp/ok/x.%q{HT_TEST_SURELY_UNSET}|environment variable HT_TEST_SURELY_UNSET .*is not set"
+		"$tmp/ok/x.%z|unknown %z"
+	)
+	# a directory no file can be created in, even by root
+	if [ -d /sys/kernel ] && ! : 2>/dev/null >/sys/kernel/heaptrace-probe; then
+		bad+=("/sys/kernel/massif.out.%p|/sys/kernel/massif\.out\.%p: Permission denied")
+	fi
+	for b in "${bad[@]}"; do
+		name=${b%%|*}
+		why=${b#*|}
+		for tc in no yes; do
+			refused "$name (--trace-children=$tc)" 2 \
+				"^heaptrace: --massif-out-file: .*$why" \
+				"$ht" run --trace-children=$tc --massif-out-file="$name" \
+				-- "${prog[@]}"
+		done
+	done
+	# A read-only directory, %p or not: as another user when root (root
+	# writes anywhere).
+	mkdir -m 755 "$tmp/ro"
+	: >"$tmp/ro/mine"
+	chmod 666 "$tmp/ro/mine"
+	chmod 555 "$tmp/ro"
+	chmod 755 "$tmp"
+	chmod 777 "$tmp/ok"
+	as=()
+	if [ "$(id -u)" -eq 0 ]; then
+		if command -v setpriv >/dev/null 2>&1 &&
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
+				"$ht" --version >/dev/null 2>&1; then
+			as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		else
+			echo "(root, and no setpriv to run as nobody: read-only directory not checked)"
+		fi
+	fi
+	if [ "$(id -u)" -ne 0 ] || [ ${#as[@]} -gt 0 ]; then
+		prog=(/bin/sh -c ": >'$tmp/ok/marker'")
+		for name in "$tmp/ro/x" "$tmp/ro/massif.out.%p"; do
+			rm -f "$tmp/ok/marker"
+			refused "read-only directory: $name" 2 \
+				"^heaptrace: --massif-out-file: cannot write $tmp/ro/.*: Permission denied" \
+				${as[@]+"${as[@]}"} "$ht" run --massif-out-file="$name" -- "${prog[@]}"
+			[ -e "$tmp/ok/marker" ] && fail "read-only directory: the program was started"
+		done
+		# A writable file in it is rewritten in place: accepted.
+		${as[@]+"${as[@]}"} timeout -k 5 30 "$ht" run -q --time-unit=B \
+			--massif-out-file="$tmp/ro/mine" -- "${prog[@]}" </dev/null ||
+			fail "writable file in a read-only directory: status $?"
+		[ -e "$tmp/ok/marker" ] ||
+			fail "writable file in a read-only directory: the program did not run"
+		grep -q '^snapshot=' "$tmp/ro/mine" ||
+			fail "writable file in a read-only directory: no profile in it"
+	fi
+	chmod 755 "$tmp/ro"
+	# What can be written is: %p and %q{VAR} in the name, no probe file
+	# left behind, and the profile there.
+	HT_TEST_NAME=xyz ht_run run -q --massif-out-file="$tmp/ok/p.%q{HT_TEST_NAME}.%p" \
+		-- "$behave" pid >"$tmp/ok.out" 2>"$tmp/ok.err" || fail "writable: status $?"
+	[ -s "$tmp/ok.err" ] && fail "writable: stderr: $(head -n 3 "$tmp/ok.err")"
+	pid=$(cat "$tmp/ok.out")
+	[ -f "$tmp/ok/p.xyz.$pid" ] || fail "writable: no p.xyz.$pid: $(ls -A "$tmp/ok")"
+	left=$(ls -A "$tmp/ok" | grep -v "^p\.xyz\.$pid\$\|^marker\$")
+	[ -z "$left" ] && [ -z "$(ls -A "$tmp/adir")" ] ||
+		fail "files left behind: $left $(ls -A "$tmp/adir")"
+	;;
+out-file-attach)
+	# The same check before attaching: status 2, one line, the process
+	# never traced.
+	sleeper
+	for name in /nonexistent/dir/x "$tmp" "$tmp/nodir/%p/x" "$tmp/x.%q{HT_TEST_SURELY_UNSET}"; do
+		for order in before after; do
+			if [ $order = before ]; then
+				args=(attach --duration=1 --massif-out-file="$name" "$target")
+			else
+				args=(attach "$target" --duration=1 --massif-out-file="$name")
+			fi
+			refused "attach, $name, options $order the PID" 2 \
+				"^heaptrace: --massif-out-file: " "$ht" "${args[@]}"
+			untraced "attach, $name"
+		done
+	done
+	# A process heaptrace may not trace: that is the error said (the
+	# tracer's reason), not the file.
+	if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$ht" --version >/dev/null 2>&1; then
+		refused "attach as another user, unwritable file" 2 \
+			"^heaptrace: attach: permission denied" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$ht" attach "$target" --massif-out-file=/nonexistent/x
+		untraced "attach as another user"
+	fi
+	;;
+quiet-all)
+	# -q: nothing at all of heaptrace's on stderr, whatever the program
+	# (threads, forks, execs), the time unit (i: no counter on many
+	# machines), a --backend that does not apply, and for attach.
+	need_progs
+	cd "$tmp" || exit 99
+	silent "-q, time unit i" "$ht" run -q -- "$behave" pid
+	silent "-q, threads" "$ht" run -q -- "$threads"
+	silent "-q, forks" "$ht" run -q -- "$forker"
+	silent "-q, forks and execs" "$ht" run -q -- /bin/sh -c "'$behave' pid; '$behave' pid | cat"
+	silent "-q, exec, --trace-children=yes" "$ht" run -q --trace-children=yes -- \
+		"$execer" "$behave" pid
+	silent "-q, exec, --trace-children=no" "$ht" run --quiet -- "$execer" "$behave" pid
+	silent "-q, --backend=inline --pages-as-heap=yes" \
+		"$ht" run -q --backend=inline --pages-as-heap=yes -- "$behave" pid
+	silent "-q, --backend=ptrace" "$ht" run -q --backend=ptrace -- "$threads"
+	sleeper
+	attach_skip_unless_allowed
+	silent "attach -q" "$ht" attach -q --duration=1 "$target"
+	silent "attach PID -q" "$ht" attach "$target" --duration=1 -q
+	untraced "attach -q"
+	;;
+one-line)
+	# A normal run says one line of its own: where the profile went (and
+	# how many other processes' profiles are beside it); nothing else,
+	# whatever the program, the time unit or the machine.
+	need_progs
+	cd "$tmp" || exit 99
+	one_line "one process, time unit i" \
+		"^heaptrace: (peak|largest) .* at snapshot [0-9]+; [0-9]+ snapshots in $tmp/massif\.out\.[0-9]+ \(inline\)" \
+		"$ht" run -- "$behave" pid
+	one_line "threads" "^heaptrace: (peak|largest) .* in $tmp/massif\.out\.[0-9]+ \(inline\)" \
+		"$ht" run -- "$threads"
+	one_line "threads, --backend=ptrace" "\(ptrace breakpoints\)" \
+		"$ht" run --backend=ptrace -- "$threads"
+	rm -f "$tmp"/massif.out.*
+	one_line "fork" "in $tmp/massif\.out\.[0-9]+ \(inline\); 2 more profiles \(other processes\): massif\.out\.[0-9]+, massif\.out\.[0-9]+" \
+		"$ht" run --time-unit=B -- "$forker"
+	[ "$(profiles "$tmp" | wc -l)" -eq 3 ] || fail "fork: $(profiles "$tmp" | wc -l) profiles, want 3"
+	rm -f "$tmp"/massif.out.*
+	one_line "exec, --trace-children=no" "in $tmp/massif\.out\.[0-9]+ \(inline\)" \
+		"$ht" run --time-unit=B -- "$execer" "$behave" pid
+	one_line "exec, --trace-children=yes" "in $tmp/massif\.out\.[0-9]+ \(inline\)" \
+		"$ht" run --time-unit=B --trace-children=yes -- "$execer" "$behave" pid
+	one_line "a shell forking and exec'ing" "; [0-9]+ more profiles? \(other processes\)" \
+		"$ht" run -- /bin/sh -c "'$behave' pid; '$behave' pid | cat"
+	one_line "--backend=inline --pages-as-heap=yes" \
+		"\(seccomp syscall stops\).*--backend=inline does not apply" \
+		"$ht" run --backend=inline --pages-as-heap=yes -- "$behave" pid
+	sleeper
+	attach_skip_unless_allowed
+	one_line "attach" "^heaptrace: .* in $tmp/massif\.out\.$target \(inline\)" \
+		"$ht" attach --duration=1 "$target"
+	untraced "attach"
+	;;
+attach-options)
+	# attach takes its options before the PID, after it, or both; '--'
+	# ends them. Bad ones: one line, status 2, the process untouched.
+	sleeper
+	attach_skip_unless_allowed
+	# attach_ok N LINES ARGS...: heaptrace attach ARGS (a --duration=1 in
+	# them) writes $tmp/aN.PID in B, prints LINES lines and exits 0.
+	attach_ok() {
+		local n=$1 lines=$2 t0=$SECONDS st
+		shift 2
+		timeout -k 5 30 "$ht" attach --massif-out-file="$tmp/a$n.%p" "$@" \
+			>"$tmp/a.out" 2>"$tmp/a.err"
+		st=$?
+		echo "attach $*: status $st, stderr: $(cat "$tmp/a.err")"
+		[ "$st" -eq 0 ] || fail "attach $*: status $st"
+		[ $((SECONDS - t0)) -le 20 ] ||
+			fail "attach $*: --duration=1 took $((SECONDS - t0)) s"
+		[ "$(wc -l <"$tmp/a.err")" -eq "$lines" ] ||
+			fail "attach $*: not $lines line(s) on stderr"
+		grep -q "^time_unit: B$" "$tmp/a$n.$target" 2>/dev/null ||
+			fail "attach $*: no profile in B ($tmp/a$n.$target)"
+		untraced "attach $*"
+	}
+	attach_ok 1 1 "$target" --duration=1 --time-unit=B
+	attach_ok 2 1 --duration=1 "$target" --time-unit=B
+	attach_ok 3 1 --duration=1 --time-unit=B -- "$target"
+	attach_ok 4 0 --time-unit=B "$target" --duration=1 -q
+	# '--' ends the options: what follows the PID is refused
+	refused "attach -- PID --duration=1" 2 \
+		"^heaptrace: attach: unexpected argument '--duration=1' after the PID" \
+		"$ht" attach --massif-out-file="$tmp/a5.%p" -- "$target" --duration=1
+	refused "attach PID --bogus" 2 "^heaptrace: unknown option '--bogus'" \
+		"$ht" attach "$target" --duration=1 --bogus
+	refused "attach PID PID" 2 "^heaptrace: attach: unexpected argument '$target' after the PID" \
+		"$ht" attach "$target" --duration=1 "$target"
+	refused "attach PID --duration=0" 2 "^heaptrace: --duration: must be an integer from 1" \
+		"$ht" attach "$target" --duration=0
+	refused "attach PID -q -v" 2 "^heaptrace: --quiet and --verbose cannot be used together" \
+		"$ht" attach "$target" -q -v
+	refused "attach --duration=1" 2 "^heaptrace: attach: missing the PID" \
+		"$ht" attach --duration=1
+	untraced "attach, refused"
+	# run: what follows the program is the program's, '--' or not.
+	"$behave" args --duration=1 -q >"$tmp/n.out" 2>&1
+	ht_run run -q --massif-out-file=/dev/null "$behave" args --duration=1 -q \
+		>"$tmp/g.out" 2>&1 || fail "run PROG --duration=1 -q: status $?"
+	same_file "run PROG --duration=1 -q" "$tmp/n.out" "$tmp/g.out"
+	refused "run --duration=1 PROG" 2 "^heaptrace: --duration applies to attach only" \
+		"$ht" run --duration=1 -- /bin/sh -c ": >'$tmp/marker'"
+	;;
 output-files)
 	# stdout and stderr are files; text, binary bytes, no final newline.
 	compare_native out /dev/null "$behave" out

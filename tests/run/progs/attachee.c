@@ -5,7 +5,8 @@
 
    threads SECONDS  four threads fill blocks with patterns (malloc, calloc,
                     realloc, posix_memalign), check every byte and free
-                    them, and map and unmap a page range, for SECONDS;
+                    them, and map and unmap a page range, for SECONDS
+                    (0: until end of input on stdin);
                     exit 0 when every check passed, 1 (with a line on
                     stderr) otherwise.
    read             one read() on stdin, blocking; exit 0 when it got
@@ -145,9 +146,20 @@ run_threads(unsigned seconds)
 				   (void *)(uintptr_t)(i + 1)))
 			return 3;
 	say("ready\n");
-	uint64_t end = now_ms() + seconds * 1000ULL;
-	while (now_ms() < end)
-		usleep(10000);
+	if (seconds == 0) {
+		/* Until end of input: as long as the test needs, however
+		   slow a loaded machine makes its attaches. */
+		for (;;) {
+			char c;
+			ssize_t n = read(0, &c, 1);
+			if (n == 0 || (n < 0 && errno != EINTR))
+				break;
+		}
+	} else {
+		uint64_t end = now_ms() + seconds * 1000ULL;
+		while (now_ms() < end)
+			usleep(10000);
+	}
 	stop = 1;
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);

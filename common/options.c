@@ -490,6 +490,22 @@ is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
+/* Apply one option ARG (or take --help: CL->command says so). */
+static int
+option_take(struct ht_cmdline *cl, const char *arg, char *err,
+	    size_t errlen)
+{
+	if (is_help(arg)) {
+		cl->command = HT_CMD_HELP;
+		return 0;
+	}
+	int rc = ht_options_apply(&cl->opt, arg, err, errlen);
+	if (rc == 1)
+		return fail(err, errlen,
+			    "unknown option '%s' (see heaptrace --help)", arg);
+	return rc;
+}
+
 /* Apply the options in ARGV from *I on; stop after "--" or before the
    first word that is not an option, leaving *I there. */
 static int
@@ -505,16 +521,8 @@ options_parse(struct ht_cmdline *cl, int argc, char **argv, int *i,
 		}
 		if (arg[0] != '-' || !arg[1])
 			break;
-		if (is_help(arg)) {
-			cl->command = HT_CMD_HELP;
-			return 0;
-		}
-		int rc = ht_options_apply(&cl->opt, arg, err, errlen);
-		if (rc == 1)
-			return fail(err, errlen,
-				    "unknown option '%s' (see heaptrace --help)",
-				    arg);
-		if (rc)
+		int rc = option_take(cl, arg, err, errlen);
+		if (rc || cl->command == HT_CMD_HELP)
 			return rc;
 	}
 	return ht_options_finish(&cl->opt, err, errlen);
@@ -559,16 +567,8 @@ attach_parse(struct ht_cmdline *cl, int argc, char **argv, char *err,
 			continue;
 		}
 		if (!options_done && arg[0] == '-' && arg[1]) {
-			if (is_help(arg)) {
-				cl->command = HT_CMD_HELP;
-				return 0;
-			}
-			int rc = ht_options_apply(&cl->opt, arg, err, errlen);
-			if (rc == 1)
-				return fail(err, errlen,
-					    "unknown option '%s' (see heaptrace "
-					    "--help)", arg);
-			if (rc)
+			int rc = option_take(cl, arg, err, errlen);
+			if (rc || cl->command == HT_CMD_HELP)
 				return rc;
 			continue;
 		}

@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Roots, memory and registers of a stopped target for the exit-time leak
+   check, in memcheck 3.19's terms (see leakroots.h). */
+#include "tracer/leakroots.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#define PAGE 4096ULL
+#define IOV_BATCH 1024 /* remote iovecs per process_vm_readv (IOV_MAX) */
+
+struct rvec {
+	struct leakroots_range *v;
+	size_t n, cap;
+};
+
+static int
+push(struct rvec *r, uint64_t lo, uint64_t hi)
+{
+	if (lo >= hi)
+		return 0;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		void *v = realloc(r->v, cap * sizeof(*r->v));
+		if (!v)
+			return -ENOMEM;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n].lo = lo;
+	r->v[r->n].hi = hi;
+	r->n++;
+	return 0;
+}
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct leakroots_range *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+static int
+add_root(struct leak_root **res, size_t *n, size_t *cap, uint64_t lo,
+	 uint64_t hi)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *v = realloc(*res, c * sizeof(**res));
+		if (!v)
+			return -ENOMEM;
+		*res = v;
+		*cap = c;
+	}
+	(*res)[*n].start = lo;
+	(*res)[*n].len = hi - lo;
+	(*n)++;
+	return 0;
+}
+
+/* Kernel pseudo-mappings memcheck never sees as client segments. */
+static bool
+kernel_special(const char *path)
+{
+	static const char *const names[] = { "[vvar]", "[vvar_vclock]",
+					      "[vdso]", "[vsyscall]",
+					      "[uprobes]" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(path, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* memcheck skips character and block device mappings but /dev/zero.
+   From the maps text, a device is a path under /dev/ (tmpfs files under
+   /dev/shm/ are regular files). */
+static bool
+device(const char *path)
+{
+	if (strncmp(path, "/dev/", 5) != 0)
+		return false;
+	if (strncmp(path, "/dev/shm/", 9) == 0)
+		return false;
+	if (strncmp(path, "/dev/zero", 9) == 0 &&
+	    (path[9] == 0 || path[9] == ' '))
+		return false;
+	return true;
+}
+
+/* A mapping a thread stack may live in: the main [stack] (or an old
+   kernel's [stack:TID]) or an anonymous mapping (pthread stacks). */
+static bool
+stack_kind(const char *path)
+{
+	return path[0] == 0 || strcmp(path, "[stack]") == 0 ||
+	       strncmp(path, "[stack:", 7) == 0 ||
+	       strncmp(path, "[anon:", 6) == 0;
+}
+
+/* Parses one maps line; false when it is not one. */
+static bool
+parse_line(const char *line, size_t len, uint64_t *lo, uint64_t *hi,
+	   char perms[5], char *path, size_t pathsz)
+{
+	char buf[4096 + 256];
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, line, len);
+	buf[len] = 0;
+	unsigned long a, b, off;
+	int name = 0;
+	if (sscanf(buf, "%lx-%lx %4s %lx %*s %*s %n", &a, &b, perms, &off,
+		   &name) < 4)
+		return false;
+	*lo = a;
+	*hi = b;
+	const char *p = name ? buf + name : "";
+	size_t n = strcspn(p, "\n");
+	if (n >= pathsz)
+		n = pathsz - 1;
+	memcpy(path, p, n);
+	path[n] = 0;
+	return *lo < *hi;
+}
+
+int
+leakroots_from_maps(const char *maps,
+		    const struct leakroots_range *exclude, size_t nexclude,
+		    const uint64_t *sps, size_t nsps,
+		    const struct leak_block *blocks, size_t nblocks,
+		    struct leak_root **out, size_t *nout)
+{
+	struct rvec cand = { 0 }, holes = { 0 };
+	struct leak_root *res = NULL;
+	size_t nres = 0, capres = 0;
+	int rc = -ENOMEM;
+	char path[4096];
+
+	*out = NULL;
+	*nout = 0;
+
+	/* Candidate mappings, and the parts of stack mappings below their
+	   lowest SP as holes. */
+	for (const char *line = maps; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		uint64_t lo, hi;
+		char perms[5] = { 0 };
+		if (parse_line(line, len, &lo, &hi, perms, path,
+			       sizeof(path)) &&
+		    perms[0] == 'r' && perms[1] == 'w' &&
+		    !kernel_special(path) && !device(path)) {
+			if (push(&cand, lo, hi))
+				goto out;
+			if (stack_kind(path)) {
+				uint64_t low = UINT64_MAX;
+				for (size_t i = 0; i < nsps; i++)
+					if (sps[i] >= lo && sps[i] < hi &&
+					    sps[i] < low)
+						low = sps[i];
+				if (low != UINT64_MAX) {
+					uint64_t cut =
+						low - lo > LEAKROOTS_REDZONE
+							? low - LEAKROOTS_REDZONE
+							: lo;
+					if (push(&holes, lo, cut))
+						goto out;
+				}
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	for (size_t i = 0; i < nexclude; i++)
+		if (push(&holes, exclude[i].lo, exclude[i].hi))
+			goto out;
+	for (size_t i = 0; i < nblocks; i++) {
+		uint64_t lo = blocks[i].addr;
+		uint64_t hi = lo + blocks[i].size < lo ? UINT64_MAX
+						       : lo + blocks[i].size;
+		if (push(&holes, lo, hi))
+			goto out;
+	}
+	if (cand.n > 1)
+		qsort(cand.v, cand.n, sizeof(*cand.v), cmp_range);
+	if (holes.n > 1)
+		qsort(holes.v, holes.n, sizeof(*holes.v), cmp_range);
+	/* Merged into disjoint sorted holes. */
+	size_t m = 0;
+	for (size_t i = 0; i < holes.n; i++) {
+		if (m && holes.v[i].lo <= holes.v[m - 1].hi) {
+			if (holes.v[i].hi > holes.v[m - 1].hi)
+				holes.v[m - 1].hi = holes.v[i].hi;
+		} else {
+			holes.v[m++] = holes.v[i];
+		}
+	}
+	holes.n = m;
+
+	/* Each candidate minus the holes (candidates are disjoint). */
+	size_t h0 = 0;
+	for (size_t c = 0; c < cand.n; c++) {
+		uint64_t lo = cand.v[c].lo, hi = cand.v[c].hi;
+		while (h0 < holes.n && holes.v[h0].hi <= lo)
+			h0++;
+		uint64_t cur = lo;
+		for (size_t h = h0; h < holes.n && holes.v[h].lo < hi &&
+				    cur < hi; h++) {
+			if (holes.v[h].hi <= cur)
+				continue;
+			if (holes.v[h].lo > cur &&
+			    add_root(&res, &nres, &capres, cur,
+				     holes.v[h].lo))
+				goto out;
+			if (holes.v[h].hi > cur)
+				cur = holes.v[h].hi;
+		}
+		if (cur < hi && add_root(&res, &nres, &capres, cur, hi))
+			goto out;
+	}
+	*out = res;
+	*nout = nres;
+	res = NULL;
+	rc = 0;
+out:
+	free(res);
+	free(cand.v);
+	free(holes.v);
+	return rc;
+}
+
+int
+leakroots_of_pid(pid_t pid,
+		 const struct leakroots_range *exclude, size_t nexclude,
+		 const uint64_t *sps, size_t nsps,
+		 const struct leak_block *blocks, size_t nblocks,
+		 struct leak_root **out, size_t *nout)
+{
+	char fn[64];
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	int fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 65536, n = 0;
+	char *text = malloc(cap);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (cap - n < 4096) {
+			char *t = realloc(text, cap * 2);
+			if (!t) {
+				free(text);
+				close(fd);
+				return -ENOMEM;
+			}
+			text = t;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, text + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = -errno;
+			free(text);
+			close(fd);
+			return e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	text[n] = 0;
+	int rc = leakroots_from_maps(text, exclude, nexclude, sps, nsps,
+				     blocks, nblocks, out, nout);
+	free(text);
+	return rc;
+}
+
+void
+leakroots_reader_init(struct leakroots_reader *r, pid_t pid)
+{
+	r->pid = pid;
+	r->mem_fd = -1;
+	r->use_mem = 0;
+}
+
+void
+leakroots_reader_fini(struct leakroots_reader *r)
+{
+	if (r->mem_fd >= 0)
+		close(r->mem_fd);
+	r->mem_fd = -1;
+}
+
+/* process_vm_readv, one remote iovec per page so that a transfer stops
+   at the first unreadable page instead of failing whole. Returns bytes
+   read from ADDR on, or -errno when not even the first byte could be. */
+static ssize_t
+read_vm(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct iovec remote[IOV_BATCH];
+	size_t done = 0;
+	while (done < len) {
+		size_t n = 0, want = 0;
+		uint64_t a = addr + done;
+		while (done + want < len && n < IOV_BATCH) {
+			size_t chunk = (size_t)(PAGE - (a & (PAGE - 1)));
+			if (chunk > len - done - want)
+				chunk = len - done - want;
+			remote[n].iov_base = (void *)(uintptr_t)a;
+			remote[n].iov_len = chunk;
+			n++;
+			a += chunk;
+			want += chunk;
+		}
+		struct iovec local = { .iov_base = buf + done,
+				       .iov_len = want };
+		ssize_t r = process_vm_readv(pid, &local, 1, remote, n, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return done ? (ssize_t)done : -errno;
+		}
+		done += (size_t)r;
+		if ((size_t)r < want)
+			break;
+	}
+	return (ssize_t)done;
+}
+
+/* pread on /proc/PID/mem, which stops (short or EIO) at an unmapped
+   page. */
+static ssize_t
+read_mem(struct leakroots_reader *r, uint64_t addr, uint8_t *buf,
+	 size_t len)
+{
+	if (r->mem_fd < 0) {
+		char fn[64];
+		snprintf(fn, sizeof(fn), "/proc/%d/mem", (int)r->pid);
+		r->mem_fd = open(fn, O_RDONLY | O_CLOEXEC);
+		if (r->mem_fd < 0)
+			return -errno;
+	}
+	size_t done = 0;
+	while (done < len) {
+		/* Never ask across a page the kernel could fail whole. */
+		uint64_t a = addr + done;
+		size_t chunk = len - done;
+		if (a > (uint64_t)INT64_MAX)
+			break; /* beyond off_t */
+		ssize_t got = pread(r->mem_fd, buf + done, chunk, (off_t)a);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			/* EIO at a page boundary inside the range: retry
+			   page by page up to the first failing one. */
+			if (got < 0 && chunk > PAGE - (a & (PAGE - 1))) {
+				size_t one = (size_t)(PAGE - (a & (PAGE - 1)));
+				got = pread(r->mem_fd, buf + done, one,
+					    (off_t)a);
+				if (got > 0) {
+					done += (size_t)got;
+					continue;
+				}
+			}
+			if (!done)
+				return got < 0 ? -errno : -EFAULT;
+			break;
+		}
+		done += (size_t)got;
+	}
+	return (ssize_t)done;
+}
+
+ssize_t
+leakroots_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct leakroots_reader *r = ctx;
+	if (len == 0)
+		return 0;
+	if (addr + len < addr) /* wraps: read up to the top */
+		len = (size_t)(0 - addr);
+	ssize_t got;
+	if (!r->use_mem) {
+		got = read_vm(r->pid, addr, buf, len);
+		if (got >= 0)
+			return got ? got : -1;
+		if (got != -ENOSYS && got != -EPERM)
+			return -1;
+		r->use_mem = 1;
+	}
+	got = read_mem(r, addr, buf, len);
+	return got > 0 ? got : -1;
+}
+
+int
+leakroots_thread_regs(pid_t tid, uint64_t regs[LEAKROOTS_NREGS],
+		      uint64_t *sp)
+{
+	struct user_regs_struct u;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &u) < 0)
+		return -errno;
+	const uint64_t v[LEAKROOTS_NREGS] = {
+		u.rax, u.rcx, u.rdx, u.rbx, u.rsi, u.rdi, u.rsp, u.rbp,
+		u.r8,  u.r9,  u.r10, u.r11, u.r12, u.r13, u.r14, u.r15,
+	};
+	memcpy(regs, v, sizeof(v));
+	if (sp)
+		*sp = u.rsp;
+	return 0;
+}

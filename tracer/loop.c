@@ -108,6 +108,11 @@ struct exec_watch {
 	unsigned n_unprofiled;     /* processes ended without a profile */
 	unsigned n_unfollowed;     /* ... of which exec'd, not followed */
 	bool hinted;               /* the line on an exec not followed */
+	/* The last process looked up: every event asks, nearly always for
+	   the same process, and a map lookup per event is the consumer's
+	   time. */
+	pid_t hot_pid;
+	struct watched *hot;       /* NULL: none */
 };
 
 /* tracer_run's (one session per heaptrace), NULL when attached. */
@@ -116,8 +121,15 @@ static struct exec_watch *watch;
 static struct watched *
 watched_get(pid_t pid)
 {
-	uint64_t *v = watch ? u64map_get(&watch->procs, (uint64_t)pid) : NULL;
-	return v ? (struct watched *)(uintptr_t)*v : NULL;
+	if (!watch)
+		return NULL;
+	if (watch->hot && watch->hot_pid == pid)
+		return watch->hot;
+	uint64_t *v = u64map_get(&watch->procs, (uint64_t)pid);
+	struct watched *w = v ? (struct watched *)(uintptr_t)*v : NULL;
+	watch->hot_pid = pid;
+	watch->hot = w;
+	return w;
 }
 
 static void
@@ -135,6 +147,8 @@ watched_free(pid_t pid)
 	if (!watch || !u64map_remove(&watch->procs, (uint64_t)pid, &v))
 		return;
 	struct watched *w = (struct watched *)(uintptr_t)v;
+	if (watch->hot == w)
+		watch->hot = NULL;
 	u64map_fini(&w->blocks);
 	free(w);
 }

@@ -96,6 +96,7 @@ cmd_run(struct ht_cmdline *cl)
 	struct tracer_result res = { 0 };
 	int rc = tracer_run(&cl->opt, cl->prog_argv, &sink, &res, err,
 			    sizeof(err));
+	uint64_t leak_errors = profiler_leak_errors(prof);
 	profiler_free(prof);
 	/* notes no summary line took: a line of their own, unless an error
 	   is what there is to say */
@@ -114,6 +115,10 @@ cmd_run(struct ht_cmdline *cl)
 		ht_error("%s", err);
 		return rc == -ENOENT ? 127 : 126;
 	}
+	/* memcheck's rule: a leak error changes the status of a program that
+	   exited, not of one a signal killed. */
+	if (cl->opt.error_exitcode && leak_errors && !res.signaled)
+		return (int)cl->opt.error_exitcode;
 	return res.exit_status;
 }
 
@@ -156,6 +161,7 @@ cmd_attach(struct ht_cmdline *cl)
 	int rc = tracer_attach(&cl->opt, (pid_t)cl->pid, &sink, &res, err,
 			       sizeof(err));
 	int failures = profiler_write_failures(prof);
+	uint64_t leak_errors = profiler_leak_errors(prof);
 	profiler_free(prof);
 	if (rc)
 		ht_notes_take();
@@ -165,6 +171,8 @@ cmd_attach(struct ht_cmdline *cl)
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}
+	if (cl->opt.error_exitcode && leak_errors)
+		return (int)cl->opt.error_exitcode;
 	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

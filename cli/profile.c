@@ -18,6 +18,7 @@
 #include "common/u64map.h"
 #include "common/xalloc.h"
 #include "output/output.h"
+#include "leakcheck.h"
 #include "snapshot_ack.h"
 #include "snapshot/extra.h"
 #include "snapshot/snapshot.h"
@@ -36,6 +37,8 @@ struct profile {
 	char **argv;       /* the cmd: line */
 	size_t argc;
 	unsigned n_on_demand; /* snapshots written on demand (SIGUSR1) */
+	bool foreign_malloc; /* its malloc is not glibc's */
+	struct leakcheck_result leak; /* --leak-check's verdicts */
 };
 
 /* A profile written: the summary line's part for it. */
@@ -56,6 +59,7 @@ struct profiler {
 	size_t n_written;
 	pid_t foreign_next; /* announced another allocator than glibc's
 			       before its profile started (static) */
+	uint64_t first_leak_errors; /* the first process's leak errors */
 };
 
 static struct profile *
@@ -190,7 +194,8 @@ on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 			pr->no_symbols = sym_table_new();
 			pr->sym = sym_table_symbolizer(pr->no_symbols);
 		}
-		pr->eng = engine_new(prof, pr, prof->foreign_next != pid);
+		pr->foreign_malloc = prof->foreign_next == pid;
+		pr->eng = engine_new(prof, pr, !pr->foreign_malloc);
 		if (parent == pid)
 			argv_from_proc(pr, pid);
 		else
@@ -206,9 +211,11 @@ static void
 on_allocator(void *ctx, pid_t pid, bool glibc)
 {
 	struct profiler *prof = ctx;
+	struct profile *pr = profile_get(prof, pid);
+	if (pr)
+		pr->foreign_malloc = !glibc;
 	if (glibc || prof->opt->massif_compat)
 		return;
-	struct profile *pr = profile_get(prof, pid);
 	if (!pr) {
 		prof->foreign_next = pid;
 		return;
@@ -674,6 +681,19 @@ on_demand_end(const struct profile *pr)
 }
 
 static void
+on_leak_check(void *ctx, pid_t pid, const struct tracer_leak_view *view)
+{
+	struct profiler *prof = ctx;
+	struct profile *pr = profile_get(prof, pid);
+	if (!pr)
+		return;
+	leakcheck_run(prof->opt, pid, pr->eng, &pr->sym, !pr->foreign_malloc,
+		      view, &pr->leak);
+	if (pid == prof->first_pid)
+		prof->first_leak_errors = pr->leak.errors;
+}
+
+static void
 on_process_end(void *ctx, pid_t pid, const char *backend)
 {
 	struct profiler *prof = ctx;
@@ -732,7 +752,15 @@ profiler_sink(struct profiler *prof)
 		.event = on_event,
 		.process_end = on_process_end,
 		.snapshot = on_snapshot,
+		.leak_check = prof->opt->leak_check != HT_LEAK_CHECK_NO
+			? on_leak_check : NULL,
 	};
+}
+
+uint64_t
+profiler_leak_errors(const struct profiler *prof)
+{
+	return prof->first_leak_errors;
 }
 
 int

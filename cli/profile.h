@@ -5,6 +5,8 @@
 #ifndef HT_CLI_PROFILE_H
 #define HT_CLI_PROFILE_H
 
+#include <stdint.h>
+
 #include "common/options.h"
 #include "tracer/tracer.h"
 
@@ -16,6 +18,9 @@ struct profiler *profiler_new(const struct ht_options *opt, char *const argv[]);
 void profiler_free(struct profiler *prof);
 /* The sink to give the tracer. */
 struct tracer_sink profiler_sink(struct profiler *prof);
+/* The leak errors (--leak-check=full) found in the first process
+   profiled, the program itself; 0 before its check. */
+uint64_t profiler_leak_errors(const struct profiler *prof);
 /* Number of profiles that could not be written. */
 int profiler_write_failures(const struct profiler *prof);
 /* profiler_free prints the session's summary line (unless -q): its

@@ -26,11 +26,13 @@ enum opt_kind {
 	OPT_STRING, /* non-empty text */
 	OPT_LIST,   /* non-empty text, each occurrence appended */
 	OPT_FLAG,   /* no value: sets a bool */
+	OPT_KINDS,  /* a set of leak kinds, memcheck's syntax (unsigned) */
 };
 
 enum opt_group {
 	GROUP_MASSIF, /* Massif's own and replacement-malloc options */
 	GROUP_CORE,   /* Valgrind core options */
+	GROUP_LEAK,   /* memcheck's leak check options */
 	GROUP_OWN,    /* heaptrace's */
 };
 
@@ -61,6 +63,17 @@ static const char *const follow_exec_names[] = {
 	[HT_FOLLOW_EXEC_AUTO] = "auto",
 	[HT_FOLLOW_EXEC_WRAPPERS] = "wrappers",
 	[HT_FOLLOW_EXEC_NO] = "no",
+	NULL,
+};
+
+/* "yes" last: memcheck's old spelling of full, folded into it by
+   ht_options_finish. */
+#define LEAK_CHECK_YES 3
+static const char *const leak_check_names[] = {
+	[HT_LEAK_CHECK_NO] = "no",
+	[HT_LEAK_CHECK_SUMMARY] = "summary",
+	[HT_LEAK_CHECK_FULL] = "full",
+	[LEAK_CHECK_YES] = "yes",
 	NULL,
 };
 
@@ -170,6 +183,34 @@ static const struct opt_spec specs[] = {
 	  .lo = 1, .hi = 31536000, .group = GROUP_OWN,
 	  .help = "attach: detach after this many seconds (default: at "
 		  "SIGINT, SIGTERM or the target's exit)" },
+	{ .name = "--leak-check", .kind = OPT_CHOICE, .off = FIELD(leak_check),
+	  .def = "no", .choices = leak_check_names, .group = GROUP_LEAK,
+	  .help = "at the target's exit, scan its memory for blocks no "
+		  "pointer leads to, and report them as memcheck does: "
+		  "summary: the totals, full: each loss record with its "
+		  "allocation stack. attach: the scan is made when the "
+		  "target exits, or when heaptrace detaches (blocks "
+		  "allocated before the attach are not known, and their "
+		  "memory is searched for pointers like any other)" },
+	{ .name = "--show-leak-kinds", .kind = OPT_KINDS,
+	  .off = FIELD(show_leak_kinds), .def = "definite,possible",
+	  .group = GROUP_LEAK,
+	  .help = "the kinds of loss records --leak-check=full shows: "
+		  "definite, indirect, possible, reachable, all, none" },
+	{ .name = "--errors-for-leak-kinds", .kind = OPT_KINDS,
+	  .off = FIELD(errors_for_leak_kinds), .def = "definite,possible",
+	  .group = GROUP_LEAK,
+	  .help = "the kinds of loss records --leak-check=full counts as "
+		  "errors" },
+	{ .name = "--error-exitcode", .kind = OPT_UINT,
+	  .off = FIELD(error_exitcode), .def = "0", .lo = 0, .hi = 255,
+	  .group = GROUP_LEAK,
+	  .help = "exit with this code when the leak check found errors "
+		  "(and the target exited normally); 0: the target's own "
+		  "status" },
+	{ .name = "--num-callers", .kind = OPT_UINT, .off = FIELD(num_callers),
+	  .def = "12", .lo = 1, .hi = 500, .group = GROUP_LEAK,
+	  .help = "frames of a loss record's allocation stack" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
 	  .help = "print nothing but errors (see Notes)" },
@@ -230,6 +271,9 @@ metavar_format(const struct opt_spec *o, char *buf, size_t len)
 	case OPT_FLAG:
 		buf[0] = '\0';
 		break;
+	case OPT_KINDS:
+		snprintf(buf, len, "<set>");
+		break;
 	}
 }
 
@@ -274,6 +318,11 @@ reject(const struct opt_spec *o, const char *val, char *err, size_t errlen)
 		return fail(err, errlen, "%s: must not be empty", o->name);
 	case OPT_FLAG:
 		return fail(err, errlen, "%s: takes no value", o->name);
+	case OPT_KINDS:
+		snprintf(what, sizeof(what),
+			 "'all', 'none' or a comma-separated list of "
+			 "definite, indirect, possible, reachable");
+		break;
 	}
 	return fail(err, errlen, "%s: must be %s, not '%s'", o->name, what,
 		    val);
@@ -312,6 +361,46 @@ parse_real(const char *s, double *out)
 	if (*end || errno || !isfinite(v))
 		return false;
 	*out = v;
+	return true;
+}
+
+/* memcheck's set of leak kinds: "all", "none", or a comma-separated list
+   of definite, indirect, possible, reachable. */
+static bool
+parse_kinds(const char *s, unsigned *out)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} kinds[] = {
+		{ "definite", HT_LEAK_KIND_DEFINITE },
+		{ "indirect", HT_LEAK_KIND_INDIRECT },
+		{ "possible", HT_LEAK_KIND_POSSIBLE },
+		{ "reachable", HT_LEAK_KIND_REACHABLE },
+	};
+	unsigned set = 0;
+
+	if (!strcmp(s, "all") || !strcmp(s, "none")) {
+		*out = s[0] == 'a' ? HT_LEAK_KIND_DEFINITE |
+				     HT_LEAK_KIND_INDIRECT |
+				     HT_LEAK_KIND_POSSIBLE |
+				     HT_LEAK_KIND_REACHABLE : 0;
+		return true;
+	}
+	for (;;) {
+		size_t len = strcspn(s, ","), i;
+		for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+			if (strlen(kinds[i].name) == len &&
+			    !strncmp(s, kinds[i].name, len))
+				break;
+		if (i == sizeof(kinds) / sizeof(*kinds))
+			return false;
+		set |= kinds[i].bit;
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	*out = set;
 	return true;
 }
 
@@ -372,6 +461,10 @@ value_set(struct ht_options *opt, const struct opt_spec *o, const char *val,
 		return 0;
 	case OPT_FLAG:
 		*(bool *)field = true;
+		return 0;
+	case OPT_KINDS:
+		if (!parse_kinds(val, field))
+			return reject(o, val, err, errlen);
 		return 0;
 	}
 	return reject(o, val, err, errlen);
@@ -481,6 +574,13 @@ ht_options_finish(struct ht_options *opt, char *err, size_t errlen)
 		opt->pages_as_heap = false;
 	if (opt->pages_as_heap)
 		opt->heap_admin = 0;
+	if ((int)opt->leak_check == LEAK_CHECK_YES)
+		opt->leak_check = HT_LEAK_CHECK_FULL;
+	if (opt->leak_check != HT_LEAK_CHECK_NO &&
+	    (!opt->heap || opt->pages_as_heap))
+		return fail(err, errlen,
+			    "--leak-check needs heap blocks: not with "
+			    "--heap=no or --pages-as-heap=yes");
 	return 0;
 }
 
@@ -726,6 +826,7 @@ ht_options_usage(FILE *out)
 	group_usage(out, GROUP_MASSIF,
 		    "Massif options (listed on the desc: line of the profile):");
 	group_usage(out, GROUP_CORE, "Valgrind core options:");
+	group_usage(out, GROUP_LEAK, "Leak check options (memcheck's):");
 	group_usage(out, GROUP_OWN, "heaptrace options:");
 	fputs("\n"
 	      "Notes:\n"

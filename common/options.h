@@ -25,6 +25,21 @@ enum ht_follow_exec {
 	HT_FOLLOW_EXEC_NO,       /* --trace-children alone decides */
 };
 
+/* --leak-check (memcheck's names; "yes" is taken as full, as memcheck
+   does, and stored as full). */
+enum ht_leak_check {
+	HT_LEAK_CHECK_NO,
+	HT_LEAK_CHECK_SUMMARY,
+	HT_LEAK_CHECK_FULL,
+};
+
+/* A set of leak kinds (--show-leak-kinds, --errors-for-leak-kinds): bit
+   K is snapshot/leak.h's enum leak_kind K. */
+#define HT_LEAK_KIND_REACHABLE 1u
+#define HT_LEAK_KIND_POSSIBLE 2u
+#define HT_LEAK_KIND_INDIRECT 4u
+#define HT_LEAK_KIND_DEFINITE 8u
+
 enum ht_backend {
 	HT_BACKEND_AUTO,   /* inline where it can be used, else ptrace */
 	HT_BACKEND_INLINE, /* recording stub in the target, no stop per call */
@@ -69,6 +84,15 @@ struct ht_options {
 	bool verbose;            /* -v, --verbose */
 	unsigned duration;       /* --duration=SECONDS (attach only); 0:
 				    until interrupted or the target exits */
+
+	/* memcheck's leak check, done from outside at the target's exit. */
+	enum ht_leak_check leak_check; /* --leak-check=no */
+	unsigned show_leak_kinds;      /* --show-leak-kinds=definite,possible */
+	unsigned errors_for_leak_kinds; /* --errors-for-leak-kinds=definite,
+					   possible */
+	unsigned error_exitcode;       /* --error-exitcode=0 (0: the target's) */
+	unsigned num_callers;          /* --num-callers=12: frames shown per
+					  loss record */
 
 	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
 	char **desc_args;

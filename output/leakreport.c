@@ -51,61 +51,6 @@ struct lr_item {
 	size_t index;
 };
 
-int
-leakreport_parse_mode(const char *arg, enum leakreport_mode *mode)
-{
-	if (strcmp(arg, "no") == 0)
-		*mode = LEAKREPORT_NO;
-	else if (strcmp(arg, "summary") == 0)
-		*mode = LEAKREPORT_SUMMARY;
-	else if (strcmp(arg, "full") == 0 || strcmp(arg, "yes") == 0)
-		*mode = LEAKREPORT_FULL;
-	else
-		return -1;
-	return 0;
-}
-
-int
-leakreport_parse_kinds(const char *arg, unsigned *kinds)
-{
-	static const struct {
-		const char *name;
-		enum leak_kind kind;
-	} names[] = {
-		{ "definite", LEAK_DEFINITE },
-		{ "indirect", LEAK_INDIRECT },
-		{ "possible", LEAK_POSSIBLE },
-		{ "reachable", LEAK_REACHABLE },
-	};
-	unsigned set = 0;
-
-	if (strcmp(arg, "all") == 0) {
-		*kinds = LEAKREPORT_SHOW_ALL;
-		return 0;
-	}
-	if (strcmp(arg, "none") == 0) {
-		*kinds = 0;
-		return 0;
-	}
-	for (const char *p = arg;;) {
-		size_t len = strcspn(p, ",");
-		size_t i;
-
-		for (i = 0; i < sizeof names / sizeof names[0]; i++)
-			if (strlen(names[i].name) == len &&
-			    strncmp(p, names[i].name, len) == 0)
-				break;
-		if (i == sizeof names / sizeof names[0])
-			return -1;
-		set |= LEAKREPORT_KIND_BIT(names[i].kind);
-		if (p[len] == '\0')
-			break;
-		p += len + 1;
-	}
-	*kinds = set;
-	return 0;
-}
-
 /* V with ',' every three digits, in BUF (at least 27 bytes). */
 static const char *
 commas(char *buf, uint64_t v)

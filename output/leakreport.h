@@ -28,16 +28,6 @@ enum leakreport_mode {
 	(LEAKREPORT_KIND_BIT(LEAK_DEFINITE) | LEAKREPORT_KIND_BIT(LEAK_POSSIBLE))
 #define LEAKREPORT_SHOW_ALL ((1u << LEAK_N_KINDS) - 1)
 
-/* Parses a --leak-check value: "no", "summary", or "full" (memcheck's
-   "yes" is taken as full too). Returns 0, or -1 when ARG is none of
-   them. */
-int leakreport_parse_mode(const char *arg, enum leakreport_mode *mode);
-
-/* Parses a --show-leak-kinds value as memcheck does: "all", "none", or a
-   comma-separated list of definite, indirect, possible, reachable.
-   Returns 0 and sets *KINDS, or -1 on a malformed list. */
-int leakreport_parse_kinds(const char *arg, unsigned *kinds);
-
 /* One frame of an allocation stack, as memcheck prints it:
    "   at 0xADDR: DESC" for the first, "   by 0xADDR: DESC" for the
    others. DESC is e.g. "main (prog.c:6)", "malloc (in /lib/x.so)", or

@@ -108,7 +108,7 @@ block_table_find(const struct block_table *bt, uint64_t addr)
 {
 	for (size_t i = home(bt, addr);; i = (i + 1) & bt->mask) {
 		struct block *b = &bt->slots[i];
-		if (!b->used)
+		if (!b->addr)
 			return NULL;
 		if (b->addr == addr)
 			return b;
@@ -119,10 +119,9 @@ static void
 put(struct block_table *bt, const struct block *b)
 {
 	size_t i = home(bt, b->addr);
-	while (bt->slots[i].used)
+	while (bt->slots[i].addr)
 		i = (i + 1) & bt->mask;
 	bt->slots[i] = *b;
-	bt->slots[i].used = true;
 	bt->count++;
 }
 
@@ -135,7 +134,7 @@ grow(struct block_table *bt)
 	struct block_table old = *bt;
 	alloc_slots(bt, 64 - old.shift + 1);
 	for (size_t i = 0; i <= old.mask; i++)
-		if (old.slots[i].used)
+		if (old.slots[i].addr)
 			put(bt, &old.slots[i]);
 	free_slots(&old);
 }
@@ -143,6 +142,8 @@ grow(struct block_table *bt)
 void
 block_table_insert(struct block_table *bt, const struct block *b)
 {
+	if (!b->addr)
+		return; /* would read as an empty slot */
 	if ((bt->count + 1) * 2 > bt->mask + 1)
 		grow(bt);
 	put(bt, b);
@@ -158,7 +159,7 @@ block_table_take(struct block_table *bt, uint64_t addr, struct block *out)
 	/* Backward shift: pull later members of the probe run into the hole
 	   unless their home lies cyclically in (hole, j]. */
 	size_t hole = (size_t)(b - bt->slots);
-	for (size_t j = (hole + 1) & bt->mask; bt->slots[j].used;
+	for (size_t j = (hole + 1) & bt->mask; bt->slots[j].addr;
 	     j = (j + 1) & bt->mask) {
 		size_t h = home(bt, bt->slots[j].addr);
 		if (((j - h) & bt->mask) >= ((j - hole) & bt->mask)) {
@@ -166,7 +167,7 @@ block_table_take(struct block_table *bt, uint64_t addr, struct block *out)
 			hole = j;
 		}
 	}
-	bt->slots[hole].used = false;
+	bt->slots[hole].addr = 0;
 	bt->count--;
 	return true;
 }

@@ -44,6 +44,7 @@ snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
 	eng->time_in_bytes = opt->time_unit == HT_TIME_B;
 	stack_filter_init(&eng->filter, opt, sym);
 	xtree_init(&eng->tree);
+	site_table_init(&eng->sites);
 	block_table_init(&eng->blocks);
 	page_table_init(&eng->pages);
 	eng->snaps = ht_xcalloc(opt->max_snapshots, sizeof(*eng->snaps));
@@ -72,6 +73,7 @@ snap_engine_free(struct snap_engine *eng)
 	page_table_fini(&eng->pages);
 	free(eng->threads.v);
 	xtree_fini(&eng->tree);
+	site_table_fini(&eng->sites);
 	stack_filter_fini(&eng->filter);
 	snap_extra_free(eng->extra_model);
 	free(eng);
@@ -87,6 +89,7 @@ snap_engine_clone(const struct snap_engine *src)
 	eng->extra_model = snap_extra_clone(src->extra_model);
 	stack_filter_copy(&eng->filter, &src->filter);
 	xtree_copy(&eng->tree, &src->tree);
+	site_table_copy(&eng->sites, &src->sites);
 	block_table_copy(&eng->blocks, &src->blocks);
 	page_table_copy(&eng->pages, &src->pages);
 	stack_table_copy(&eng->threads, &src->threads);
@@ -338,7 +341,7 @@ release(struct snap_engine *eng, const struct block *b)
 	snap_extra_release(eng->extra_model, &x);
 	eng->stats.frees++;
 	eng->stats.live_blocks--;
-	if (b->ignored)
+	if (!b->leaf)
 		return;
 	attempt_peak(eng);
 	account(eng, -(int64_t)b->req, -(int64_t)x.extra);
@@ -346,15 +349,17 @@ release(struct snap_engine *eng, const struct block *b)
 	attempt_normal(eng);
 }
 
-static void
+/* False when no block was at ADDR. */
+static bool
 do_free(struct snap_engine *eng, uint64_t addr)
 {
 	struct block b;
 	if (!block_table_take(&eng->blocks, addr, &b)) {
 		eng->stats.unknown_frees++;
-		return;
+		return false;
 	}
 	release(eng, &b);
+	return true;
 }
 
 /* Put B at its address, which a block the source saw no free for may
@@ -396,15 +401,16 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 			     normalised_alignment(ev), ev->usable, &x) < 0)
 		return;
 	b.cookie = x.cookie;
-	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, ev->pcs,
-				   ev->npcs);
-	/* Ignored: the block is remembered so that its free and reallocs
-	   are recognised, but it counts nowhere. */
-	b.ignored = !b.leaf;
+	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, &eng->sites,
+				   ev->pcs, ev->npcs, &b.site);
+	/* Ignored (leaf 0): the block is remembered so that its free and
+	   reallocs are recognised, but it counts nowhere. */
 	block_table_insert(&eng->blocks, &b);
 	eng->stats.allocs++;
 	eng->stats.live_blocks++;
-	if (b.ignored) {
+	eng->stats.usage_allocs++;
+	eng->stats.usage_bytes += ev->size;
+	if (!b.leaf) {
 		eng->stats.ignored++;
 		return;
 	}
@@ -430,8 +436,7 @@ static void
 realloc_ignored(struct snap_engine *eng, struct block *b,
 		const struct ht_event *ev, uint32_t leaf, uint64_t old_extra)
 {
-	bool was_counted = !b->ignored;
-	b->ignored = true;
+	bool was_counted = b->leaf != 0;
 	if (eng->opt->massif_compat) {
 		if (leaf && !was_counted)
 			charge(eng, leaf, (int64_t)ev->size);
@@ -453,7 +458,7 @@ realloc_block(struct snap_engine *eng, struct block *b,
 	eng->stats.reallocs++;
 	struct snap_extra_block x = block_extra(eng, b);
 	uint64_t old_req = b->req, old_extra = x.extra;
-	if (!b->ignored && ev->size < old_req)
+	if (b->leaf && ev->size < old_req)
 		attempt_peak(eng);
 	if (snap_extra_realloc(eng->extra_model, &x, old_req, ev->size,
 			       ev->usable) < 0) {
@@ -463,11 +468,18 @@ realloc_block(struct snap_engine *eng, struct block *b,
 	/* An ignored block's realloc only needs its stack under Massif's
 	   quirk; skipping it otherwise also keeps the tree free of nodes
 	   Massif would not have. */
-	uint32_t leaf = 0;
-	if (!b->ignored || eng->opt->massif_compat)
-		leaf = stack_filter_leaf(&eng->filter, &eng->tree, ev->pcs,
-					 ev->npcs);
-	if (b->ignored || !leaf) {
+	uint32_t leaf = 0, site = 0;
+	if (b->leaf || eng->opt->massif_compat)
+		leaf = stack_filter_leaf(&eng->filter, &eng->tree, &eng->sites,
+					 ev->pcs, ev->npcs, &site);
+	else
+		site = site_table_intern(&eng->sites, ev->pcs, ev->npcs);
+	/* memcheck: the block now belongs to the realloc's stack. */
+	b->site = site;
+	eng->stats.usage_allocs++;
+	eng->stats.usage_frees++;
+	eng->stats.usage_bytes += ev->size;
+	if (!b->leaf || !leaf) {
 		realloc_ignored(eng, b, ev, leaf, old_extra);
 	} else {
 		charge(eng, b->leaf, -(int64_t)old_req);
@@ -480,7 +492,7 @@ realloc_block(struct snap_engine *eng, struct block *b,
 	b->cookie = x.cookie;
 	b->addr = ev->addr;
 	place(eng, b);
-	if (!b->ignored)
+	if (b->leaf)
 		attempt_normal(eng);
 }
 
@@ -510,7 +522,7 @@ static void
 abandon(struct snap_engine *eng, const struct pending_realloc *p)
 {
 	eng->stats.reallocs_abandoned++;
-	if (p->blk.used)
+	if (p->blk.addr)
 		reattach(eng, &p->blk);
 }
 
@@ -543,18 +555,18 @@ do_realloc_begin(struct snap_engine *eng, const struct ht_event *ev)
 	p = &eng->pending[eng->n_pending++];
 	p->tid = ev->tid;
 	p->old_addr = ev->old_addr;
-	p->blk.used = false;
+	p->blk.addr = 0;
 	block_table_take(&eng->blocks, ev->old_addr, &p->blk);
 }
 
 /* The block of the realloc EV completes: the one detached by its BEGIN,
    else (no BEGIN: the ptrace backend) the one at its old address. Taken
-   out of the table; B->used is false when there is none. */
+   out of the table; B->addr is 0 when there is none. */
 static void
 realloc_source(struct snap_engine *eng, const struct ht_event *ev,
 	       struct block *b)
 {
-	b->used = false;
+	b->addr = 0;
 	if (eng->n_pending) {
 		struct pending_realloc *p = pending_of(eng, ev->tid);
 		if (p && p->old_addr == ev->old_addr) {
@@ -575,7 +587,7 @@ do_realloc(struct snap_engine *eng, const struct ht_event *ev)
 	}
 	struct block b;
 	realloc_source(eng, ev, &b);
-	if (!b.used) {
+	if (!b.addr) {
 		/* A block from before we were watching: under Massif the call
 		   fails; natively the new block is real, so count it. */
 		eng->stats.unknown_frees++;
@@ -583,8 +595,10 @@ do_realloc(struct snap_engine *eng, const struct ht_event *ev)
 			do_alloc(eng, ev);
 		return;
 	}
-	if (ev->addr == 0 && ev->size == 0)
+	if (ev->addr == 0 && ev->size == 0) {
+		eng->stats.usage_frees++;
 		release(eng, &b); /* realloc(p, 0): a free */
+	}
 	else if (ev->addr == 0 || ev->size > MAX_REQUEST)
 		reattach(eng, &b); /* failed: the block is unchanged */
 	else
@@ -645,7 +659,8 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 		do_alloc(eng, ev);
 		break;
 	case HT_EV_FREE:
-		do_free(eng, ev->addr);
+		if (do_free(eng, ev->addr))
+			eng->stats.usage_frees++;
 		break;
 	case HT_EV_REALLOC_BEGIN:
 		do_realloc_begin(eng, ev);
@@ -712,4 +727,62 @@ snap_engine_stats(const struct snap_engine *eng)
 	struct snap_stats s = eng->stats;
 	s.tree_nodes = eng->tree.n_nodes;
 	return s;
+}
+
+/* ---- Live blocks (the leak check) ---- */
+
+struct aged_block {
+	struct snap_live_block b;
+	uint32_t age;
+};
+
+static int
+cmp_age(const void *va, const void *vb)
+{
+	const struct aged_block *a = va, *b = vb;
+	if (a->age != b->age)
+		return a->age < b->age ? -1 : 1;
+	return a->b.addr < b->b.addr ? -1 : a->b.addr > b->b.addr;
+}
+
+static void
+aged_push(const struct snap_engine *eng, struct aged_block *v, size_t *n,
+	  const struct block *b)
+{
+	v[*n] = (struct aged_block){
+		.b = { .addr = b->addr, .size = b->req, .site = b->site },
+		.age = site_table_age(&eng->sites, b->site),
+	};
+	(*n)++;
+}
+
+size_t
+snap_engine_live_blocks(const struct snap_engine *eng,
+			struct snap_live_block **out)
+{
+	size_t cap = eng->blocks.count + eng->n_pending, n = 0;
+	*out = NULL;
+	if (!cap)
+		return 0;
+	struct aged_block *v = ht_xcalloc(cap, sizeof(*v));
+	for (size_t i = 0; i <= eng->blocks.mask; i++)
+		if (eng->blocks.slots[i].addr)
+			aged_push(eng, v, &n, &eng->blocks.slots[i]);
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].blk.addr)
+			aged_push(eng, v, &n, &eng->pending[i].blk);
+	qsort(v, n, sizeof(*v), cmp_age);
+	struct snap_live_block *res = ht_xcalloc(n ? n : 1, sizeof(*res));
+	for (size_t i = 0; i < n; i++)
+		res[i] = v[i].b;
+	free(v);
+	*out = res;
+	return n;
+}
+
+unsigned
+snap_engine_site_frames(const struct snap_engine *eng, uint32_t site,
+			uint64_t *out, unsigned max)
+{
+	return site_table_frames(&eng->sites, site, out, max);
 }

@@ -87,6 +87,7 @@ struct lc {
 	size_t top; /* number of entries */
 	unsigned char *buf;
 	uint64_t scanned, unreadable;
+	bool in_roots; /* scanning the roots (allocator_pointer applies) */
 };
 
 static int
@@ -180,6 +181,9 @@ reach(struct lc *lc, uint64_t p, bool prior_definite)
 		return;
 	}
 	bool start = p == s->lo;
+	if (!start && lc->in_roots && lc->in->allocator_pointer &&
+	    lc->in->allocator_pointer(lc->in->ctx, p, s->lo, s->size))
+		return;
 	if (!start && lc->in->heuristics) {
 		s->heur = (unsigned char)heuristic(lc, p, s);
 		start = s->heur != LEAK_HEUR_NONE;
@@ -284,11 +288,13 @@ leak_classify(const struct leak_input *in, struct leak_totals *totals)
 	qsort(lc.b, lc.n, sizeof(*lc.b), cmp_sblock);
 
 	/* The roots, then the registers, then all they lead to. */
+	lc.in_roots = true;
 	for (size_t r = 0; r < in->nroots; r++)
 		scan(&lc, in->roots[r].start, in->roots[r].len, true, NO_CLIQUE,
 		     NO_CLIQUE);
 	for (size_t r = 0; r < in->nregs; r++)
 		reach(&lc, in->regs[r], true);
+	lc.in_roots = false;
 	drain(&lc, NO_CLIQUE);
 
 	/* The cliques of what is left, leaders in address order. */

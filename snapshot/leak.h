@@ -79,6 +79,14 @@ typedef ssize_t (*leak_read_fn)(void *ctx, uint64_t addr, void *buf,
    file mappings among its first 20 words). */
 typedef int (*leak_vtable_fn)(void *ctx, uint64_t addr);
 
+/* True when P, found in a root (memory or register) and pointing inside
+   block [LO, LO + SIZE) but not at its start, is the allocator's own
+   bookkeeping rather than the program's pointer (glibc's arena points at
+   the free chunk after a block, whose header overlaps the block's last
+   bytes): it is then not a reference at all. */
+typedef int (*leak_allocator_fn)(void *ctx, uint64_t p, uint64_t lo,
+				 uint64_t size);
+
 struct leak_input {
 	struct leak_block *blocks; /* any order; results written in place */
 	size_t nblocks;
@@ -88,6 +96,7 @@ struct leak_input {
 	size_t nregs;
 	leak_read_fn read;
 	leak_vtable_fn is_vtable; /* NULL: multipleinheritance never fires */
+	leak_allocator_fn allocator_pointer; /* NULL: none such */
 	void *ctx; /* passed to read and is_vtable */
 	unsigned heuristics; /* set of LEAK_HEUR_BIT; LEAK_HEUR_ALL default */
 };

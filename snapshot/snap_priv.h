@@ -46,6 +46,38 @@ uint32_t xtree_insert(struct xtree *t, const uint64_t *path, unsigned n);
 uint64_t xtree_render(const struct xtree *t, uint64_t extra, uint64_t stacks,
 		      double threshold, struct snap_node **out, size_t *n_out);
 
+/* ---- Allocation sites (sites.c) ---- */
+/* One frame of the site trie: its caller's node is PARENT (0: the
+   outermost frame). */
+struct site_node {
+	uint64_t pc;
+	uint32_t parent;
+	uint32_t age;  /* nonzero when a whole stack ends here: its rank in
+			  first-seen order (memcheck's stack age) */
+};
+
+struct site_table {
+	struct site_node *nodes; /* node 0 is the root */
+	size_t n, cap;
+	uint32_t *index;         /* open-addressed (parent, pc) -> node; 0 empty */
+	size_t index_mask;
+	uint32_t n_sites;        /* stacks seen so far */
+};
+
+void site_table_init(struct site_table *st);
+void site_table_fini(struct site_table *st);
+/* Make DST (uninitialised) an independent copy of SRC. */
+void site_table_copy(struct site_table *dst, const struct site_table *src);
+/* The site of the stack PCS (N frames, innermost first), created if new;
+   0 when N is 0. */
+uint32_t site_table_intern(struct site_table *st, const uint64_t *pcs,
+			   unsigned n);
+/* SITE's frames, innermost first, into OUT (room for MAX); their number. */
+unsigned site_table_frames(const struct site_table *st, uint32_t site,
+			   uint64_t *out, unsigned max);
+/* SITE's rank in first-seen order (1 for the first stack), 0 if none. */
+uint32_t site_table_age(const struct site_table *st, uint32_t site);
+
 /* ---- Stack filter (stackfilter.c) ---- */
 /* One remembered stack: the raw frames POOL[OFF..OFF+N) (frame 0 left
    out: the filter drops it) led to tree node LEAF (0: ignored). */
@@ -54,6 +86,7 @@ struct stack_memo_slot {
 	uint32_t off;
 	uint32_t n;    /* 0: empty slot */
 	uint32_t leaf;
+	uint32_t site; /* the whole stack's site (sites.c) */
 };
 
 struct stack_filter {
@@ -82,9 +115,11 @@ unsigned stack_filter_apply(struct stack_filter *f, const uint64_t *pcs,
    (NPCS frames, frame 0 inside the allocation function), created with its
    ancestors if absent; 0 when the filter ignores the allocation. Same
    result as stack_filter_apply then xtree_insert, remembered per distinct
-   stack. T must be the only tree used with F. */
+   stack. The stack's site in SITES into *SITE. T and SITES must be the
+   only ones used with F. */
 uint32_t stack_filter_leaf(struct stack_filter *f, struct xtree *t,
-			   const uint64_t *pcs, unsigned npcs);
+			   struct site_table *sites, const uint64_t *pcs,
+			   unsigned npcs, uint32_t *site);
 /* The same for a page-level call (--pages-as-heap): frame 0, the syscall
    wrapper's, is kept (§6). T and F must not be used with
    stack_filter_leaf too. */
@@ -102,14 +137,16 @@ uint64_t snapshots_cull(struct snap_snapshot *snaps, size_t *n, unsigned max);
 /* ---- Block table (blocks.c) ---- */
 /* A live block, stored in the table itself: 32 bytes, two to a cache
    line. Its extra bytes are not kept but asked of the model from the
-   cookie (block_extra): the table is most of the engine's memory. */
+   cookie (block_extra): the table is most of the engine's memory. An empty
+   slot has ADDR 0 (no allocator returns NULL for a block); a block is
+   ignored (--ignore-fn, or no frame outside the allocator) when LEAF is
+   0. */
 struct block {
 	uint64_t addr;
 	uint64_t req;
 	uint64_t cookie;  /* the extra-bytes model's (snap_extra_block) */
 	uint32_t leaf;    /* tree node charged with REQ; 0 when ignored */
-	bool used;        /* the table slot holds a block */
-	bool ignored;
+	uint32_t site;    /* its allocation stack (sites.c); 0: none */
 };
 
 /* Open addressing with linear probing and backward-shift deletion (no
@@ -129,7 +166,7 @@ void block_table_fini(struct block_table *bt);
 void block_table_copy(struct block_table *dst, const struct block_table *src);
 /* The block at ADDR, or NULL. Valid until the next insert or take. */
 struct block *block_table_find(const struct block_table *bt, uint64_t addr);
-/* Store a copy of B (B->addr not in the table yet). */
+/* Store a copy of B (B->addr nonzero, not in the table yet). */
 void block_table_insert(struct block_table *bt, const struct block *b);
 /* Remove the block at ADDR into *OUT; false when there is none. */
 bool block_table_take(struct block_table *bt, uint64_t addr, struct block *out);
@@ -201,7 +238,7 @@ struct stack_table {
 struct pending_realloc {
 	uint32_t tid;
 	uint64_t old_addr;
-	struct block blk; /* blk.used: there was a block at OLD_ADDR */
+	struct block blk; /* blk.addr 0: there was no block at OLD_ADDR */
 };
 
 struct snap_engine {
@@ -210,6 +247,7 @@ struct snap_engine {
 	struct snap_extra *extra_model;
 	struct stack_filter filter;
 	struct xtree tree;
+	struct site_table sites;
 
 	struct block_table blocks;
 	struct page_table pages;      /* --pages-as-heap */

@@ -52,6 +52,9 @@ struct snap_stats {
 	uint64_t unknown_frees; /* frees/reallocs of blocks never seen */
 	uint64_t reallocs_abandoned; /* REALLOC_BEGINs never completed */
 	uint64_t live_blocks, tree_nodes;
+	/* memcheck's "total heap usage": a realloc of a block counts as one
+	   alloc and one free, and its new size as bytes allocated. */
+	uint64_t usage_allocs, usage_frees, usage_bytes;
 };
 
 /* A new engine for one process. OPT and SYM are borrowed and must outlive
@@ -106,5 +109,23 @@ const struct snap_snapshot *snap_engine_snapshot(const struct snap_engine *eng,
 long snap_engine_peak_index(const struct snap_engine *eng);
 /* The engine's counters. */
 struct snap_stats snap_engine_stats(const struct snap_engine *eng);
+
+/* A live heap block, for the exit-time leak check. */
+struct snap_live_block {
+	uint64_t addr;
+	uint64_t size; /* bytes asked for */
+	uint32_t site; /* its allocation stack (snap_engine_site_frames) */
+};
+
+/* Every live block of ENG (a realloc in flight counts as its old block)
+   into *OUT (malloc'd, to be freed; NULL when none), in memcheck's stack
+   age order (the order their stacks were first seen). Returns how many. */
+size_t snap_engine_live_blocks(const struct snap_engine *eng,
+			       struct snap_live_block **out);
+/* The frames of SITE, innermost first (frame 0 inside the allocation
+   function, then return addresses minus one), into OUT (room for MAX).
+   Returns how many. */
+unsigned snap_engine_site_frames(const struct snap_engine *eng, uint32_t site,
+				 uint64_t *out, unsigned max);
 
 #endif

@@ -283,25 +283,31 @@ memo_make_room(struct stack_filter *f, unsigned n)
 }
 
 /* The memoised filter: KEY is the part of the raw stack the answer
-   depends on (every frame the filter may keep). */
+   depends on (every frame the filter may keep). The site, when SITES is
+   not NULL, is the whole stack's: frame 0 lies in the allocation function
+   the call at frame 1 reaches, so the key decides it too. */
 static uint32_t
-memo_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
-	  unsigned npcs, bool drop_first)
+memo_leaf(struct stack_filter *f, struct xtree *t, struct site_table *sites,
+	  const uint64_t *pcs, unsigned npcs, bool drop_first, uint32_t *site)
 {
 	const uint64_t *key = drop_first ? pcs + 1 : pcs;
 	unsigned n = drop_first ? npcs - 1 : npcs;
 	uint64_t h = stack_hash(key, n);
 	if (f->memo) {
 		struct stack_memo_slot *s = memo_slot(f, h, key, n);
-		if (s->n)
+		if (s->n) {
+			*site = s->site;
 			return s->leaf;
+		}
 	}
 	unsigned k = stack_filter_apply(f, pcs, npcs, drop_first, f->path);
 	uint32_t leaf = k ? xtree_insert(t, f->path, k) : 0;
+	*site = sites ? site_table_intern(sites, pcs, npcs) : 0;
 	memo_make_room(f, n);
 	struct stack_memo_slot *s = memo_slot(f, h, key, n);
 	*s = (struct stack_memo_slot){
 		.hash = h, .off = (uint32_t)f->n_pool, .n = n, .leaf = leaf,
+		.site = *site,
 	};
 	memcpy(f->pool + f->n_pool, key, n * sizeof(*key));
 	f->n_pool += n;
@@ -310,19 +316,24 @@ memo_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
 }
 
 uint32_t
-stack_filter_leaf(struct stack_filter *f, struct xtree *t, const uint64_t *pcs,
-		  unsigned npcs)
+stack_filter_leaf(struct stack_filter *f, struct xtree *t,
+		  struct site_table *sites, const uint64_t *pcs, unsigned npcs,
+		  uint32_t *site)
 {
-	if (npcs <= 1)
-		return 0; /* only the allocation function: ignored */
-	return memo_leaf(f, t, pcs, npcs, true);
+	if (npcs <= 1) {
+		/* only the allocation function: ignored */
+		*site = site_table_intern(sites, pcs, npcs);
+		return 0;
+	}
+	return memo_leaf(f, t, sites, pcs, npcs, true, site);
 }
 
 uint32_t
 stack_filter_leaf_whole(struct stack_filter *f, struct xtree *t,
 			const uint64_t *pcs, unsigned npcs)
 {
+	uint32_t site;
 	if (!npcs)
 		return 0;
-	return memo_leaf(f, t, pcs, npcs, false);
+	return memo_leaf(f, t, NULL, pcs, npcs, false, &site);
 }

@@ -266,7 +266,7 @@ seize_pass(struct tracer *t, struct tproc *p, long options, char *err,
 static int
 seize_all(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 {
-	long options = ATTACH_OPTIONS;
+	long options = ATTACH_OPTIONS | leakstop_ptrace_options(t->opt);
 	for (int pass = 0; pass < SEIZE_PASSES; pass++) {
 		int n = seize_pass(t, p, options, err, errlen);
 		if (n < 0)

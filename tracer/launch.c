@@ -155,7 +155,8 @@ launch_spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
 	}
 	close(sync[0]);
 	close(errp[1]);
-	long options = TRACE_OPTIONS | (pages ? PAGE_TRACE_OPTIONS : 0);
+	long options = TRACE_OPTIONS | (pages ? PAGE_TRACE_OPTIONS : 0) |
+		       leakstop_ptrace_options(t->opt);
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)options) < 0) {
 		int e = errno;
 		kill(pid, SIGKILL);

@@ -107,6 +107,55 @@ stack_kind(const char *path)
 	       strncmp(path, "[anon:", 6) == 0;
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The blocks' start addresses, sorted (malloc'd; NULL when none or out
+   of memory). */
+static uint64_t *
+block_starts(const struct leak_block *blocks, size_t n)
+{
+	if (!n)
+		return NULL;
+	uint64_t *v = malloc(n * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		v[i] = blocks[i].addr;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v;
+}
+
+/* The allocator's own memory (LEAKROOTS_ALLOCATOR_HEAPS): the [heap]
+   (glibc's main arena, which holds its free chunks and tcache there), or
+   an anonymous mapping a live block starts in (another arena, a large
+   block's own mapping, another allocator's pages). Under memcheck none of
+   it exists: its blocks come from Valgrind's own arena, which it never
+   scans. Natively the free chunks in it still hold what the program left
+   there, pointers included, which memcheck would never take as roots. */
+static bool
+allocator_heap(const char *path, uint64_t lo, uint64_t hi,
+	       const uint64_t *starts, size_t n)
+{
+	if (strcmp(path, "[heap]") == 0)
+		return true;
+	if (path[0] != 0 && strncmp(path, "[anon:", 6) != 0)
+		return false;
+	size_t a = 0, b = n; /* the first start >= lo */
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (starts[m] < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < n && starts[a] < hi;
+}
+
 /* Parses one maps line; false when it is not one. */
 static bool
 parse_line(const char *line, size_t len, uint64_t *lo, uint64_t *hi,
@@ -138,16 +187,22 @@ leakroots_from_maps(const char *maps,
 		    const struct leakroots_range *exclude, size_t nexclude,
 		    const uint64_t *sps, size_t nsps,
 		    const struct leak_block *blocks, size_t nblocks,
-		    struct leak_root **out, size_t *nout)
+		    unsigned flags, struct leak_root **out, size_t *nout)
 {
 	struct rvec cand = { 0 }, holes = { 0 };
 	struct leak_root *res = NULL;
+	uint64_t *starts = NULL;
 	size_t nres = 0, capres = 0;
 	int rc = -ENOMEM;
 	char path[4096];
 
 	*out = NULL;
 	*nout = 0;
+	if (flags & LEAKROOTS_ALLOCATOR_HEAPS) {
+		starts = block_starts(blocks, nblocks);
+		if (nblocks && !starts)
+			goto out;
+	}
 
 	/* Candidate mappings, and the parts of stack mappings below their
 	   lowest SP as holes. */
@@ -162,7 +217,11 @@ leakroots_from_maps(const char *maps,
 		    !kernel_special(path) && !device(path)) {
 			if (push(&cand, lo, hi))
 				goto out;
-			if (stack_kind(path)) {
+			if ((flags & LEAKROOTS_ALLOCATOR_HEAPS) &&
+			    allocator_heap(path, lo, hi, starts, nblocks)) {
+				if (push(&holes, lo, hi))
+					goto out;
+			} else if (stack_kind(path)) {
 				uint64_t low = UINT64_MAX;
 				for (size_t i = 0; i < nsps; i++)
 					if (sps[i] >= lo && sps[i] < hi &&
@@ -235,18 +294,16 @@ out:
 	free(res);
 	free(cand.v);
 	free(holes.v);
+	free(starts);
 	return rc;
 }
 
 int
-leakroots_of_pid(pid_t pid,
-		 const struct leakroots_range *exclude, size_t nexclude,
-		 const uint64_t *sps, size_t nsps,
-		 const struct leak_block *blocks, size_t nblocks,
-		 struct leak_root **out, size_t *nout)
+leakroots_read_maps(pid_t pid, char **text_out)
 {
 	char fn[64];
 	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	*text_out = NULL;
 	int fd = open(fn, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -282,8 +339,23 @@ leakroots_of_pid(pid_t pid,
 	}
 	close(fd);
 	text[n] = 0;
-	int rc = leakroots_from_maps(text, exclude, nexclude, sps, nsps,
-				     blocks, nblocks, out, nout);
+	*text_out = text;
+	return 0;
+}
+
+int
+leakroots_of_pid(pid_t pid,
+		 const struct leakroots_range *exclude, size_t nexclude,
+		 const uint64_t *sps, size_t nsps,
+		 const struct leak_block *blocks, size_t nblocks,
+		 unsigned flags, struct leak_root **out, size_t *nout)
+{
+	char *text;
+	int rc = leakroots_read_maps(pid, &text);
+	if (rc)
+		return rc;
+	rc = leakroots_from_maps(text, exclude, nexclude, sps, nsps, blocks,
+				 nblocks, flags, out, nout);
 	free(text);
 	return rc;
 }
@@ -420,4 +492,108 @@ leakroots_thread_regs(pid_t tid, uint64_t regs[LEAKROOTS_NREGS],
 	if (sp)
 		*sp = u.rsp;
 	return 0;
+}
+
+/* ---- Vtables (memcheck's multipleinheritance heuristic) ---- */
+
+int
+leakroots_index_maps(const char *maps, struct leakroots_maps *ix)
+{
+	char path[4096];
+	ix->v = NULL;
+	ix->n = 0;
+	size_t cap = 0;
+	for (const char *line = maps; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		uint64_t lo, hi;
+		char perms[5] = { 0 };
+		if (parse_line(line, len, &lo, &hi, perms, path,
+			       sizeof(path)) &&
+		    path[0] == '/' && (perms[0] == 'r' || perms[2] == 'x')) {
+			if (ix->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				void *nv = realloc(ix->v, cap * sizeof(*ix->v));
+				if (!nv) {
+					leakroots_maps_fini(ix);
+					return -ENOMEM;
+				}
+				ix->v = nv;
+			}
+			ix->v[ix->n++] = (struct leakroots_map){
+				.lo = lo, .hi = hi,
+				.readable = perms[0] == 'r',
+				.executable = perms[2] == 'x',
+			};
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+void
+leakroots_maps_fini(struct leakroots_maps *ix)
+{
+	free(ix->v);
+	ix->v = NULL;
+	ix->n = 0;
+}
+
+/* The file mapping holding ADDR, or NULL. */
+static const struct leakroots_map *
+file_map(const struct leakroots_maps *ix, uint64_t addr)
+{
+	size_t a = 0, b = ix->n;
+	while (a < b) { /* the first mapping with hi > addr */
+		size_t m = a + (b - a) / 2;
+		if (ix->v[m].hi <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < ix->n && ix->v[a].lo <= addr ? &ix->v[a] : NULL;
+}
+
+#define VTABLE_WORDS 20
+#define VTABLE_MIN_CODE_PTRS 2
+
+bool
+leakroots_is_vtable(const struct leakroots_maps *ix,
+		    struct leakroots_reader *r, uint64_t addr)
+{
+	const struct leakroots_map *m = file_map(ix, addr);
+	if (!m || !m->readable)
+		return false;
+	uint64_t w[VTABLE_WORDS];
+	ssize_t got = leakroots_read(r, addr, w, sizeof(w));
+	if (got <= 0)
+		return false;
+	unsigned code = 0;
+	for (size_t i = 0; i < (size_t)got / sizeof(*w); i++) {
+		if (!w[i])
+			continue;
+		const struct leakroots_map *c = file_map(ix, w[i]);
+		if (c && c->executable && ++code >= VTABLE_MIN_CODE_PTRS)
+			return true;
+	}
+	return false;
+}
+
+/* ---- glibc's own pointers into blocks ---- */
+
+#define GLIBC_CHUNK_HDR 16u
+#define GLIBC_SIZE_FLAGS 7u
+#define GLIBC_IS_MMAPPED 2u
+
+bool
+leakroots_glibc_chunk_pointer(struct leakroots_reader *r, uint64_t p,
+			      uint64_t lo)
+{
+	uint64_t size;
+	if (p % GLIBC_CHUNK_HDR || lo < GLIBC_CHUNK_HDR ||
+	    leakroots_read(r, lo - 8, &size, sizeof(size)) !=
+		    (ssize_t)sizeof(size) ||
+	    (size & GLIBC_IS_MMAPPED))
+		return false;
+	return p == lo - GLIBC_CHUNK_HDR + (size & ~(uint64_t)GLIBC_SIZE_FLAGS);
 }

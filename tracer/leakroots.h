@@ -14,6 +14,7 @@
 #ifndef HT_TRACER_LEAKROOTS_H
 #define HT_TRACER_LEAKROOTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,6 +34,13 @@ struct leakroots_range {
 	uint64_t lo, hi;
 };
 
+/* leakroots_from_maps flags. LEAKROOTS_ALLOCATOR_HEAPS: the [heap] and
+   every anonymous mapping a block starts in are the allocator's, not
+   roots (only their blocks are scanned, once reached): memcheck's blocks
+   come from its own arena, so the real allocator's free chunks and their
+   stale contents are nothing it would scan. */
+#define LEAKROOTS_ALLOCATOR_HEAPS 1u
+
 /* The root ranges of a target whose /proc/PID/maps reads MAPS (text, NUL
    terminated), in address order, in *OUT (malloc'd, *NOUT entries; free
    it). A mapping is a root when readable and writable (private or
@@ -48,19 +56,25 @@ struct leakroots_range {
      thread stack pointers SPS[0..NSPS), everything below the lowest such
      SP minus LEAKROOTS_REDZONE. Mappings no SP falls in (cached stacks of
      exited threads...) are scanned whole; file mappings are never cut.
+   - with FLAGS' LEAKROOTS_ALLOCATOR_HEAPS, the allocator's mappings.
    Empty pieces are dropped. Returns 0, or -ENOMEM. */
 int leakroots_from_maps(const char *maps,
 			const struct leakroots_range *exclude, size_t nexclude,
 			const uint64_t *sps, size_t nsps,
 			const struct leak_block *blocks, size_t nblocks,
-			struct leak_root **out, size_t *nout);
+			unsigned flags, struct leak_root **out, size_t *nout);
 
-/* The same from /proc/PID/maps itself. Returns 0, -errno or -ENOMEM. */
+/* /proc/PID/maps's text into *TEXT (malloc'd, NUL terminated). Returns 0,
+   -errno or -ENOMEM. */
+int leakroots_read_maps(pid_t pid, char **text);
+
+/* leakroots_from_maps on /proc/PID/maps itself. Returns 0, -errno or
+   -ENOMEM. */
 int leakroots_of_pid(pid_t pid,
 		     const struct leakroots_range *exclude, size_t nexclude,
 		     const uint64_t *sps, size_t nsps,
 		     const struct leak_block *blocks, size_t nblocks,
-		     struct leak_root **out, size_t *nout);
+		     unsigned flags, struct leak_root **out, size_t *nout);
 
 /* A leak_read_fn context: the target, and /proc/PID/mem for when
    process_vm_readv is refused. */
@@ -80,6 +94,35 @@ void leakroots_reader_fini(struct leakroots_reader *r);
    /proc/PID/mem. Returns the bytes read from ADDR on (fewer when an
    unreadable page follows), 0 when LEN is 0, -1 when none can be. */
 ssize_t leakroots_read(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* The file mappings of a target, for telling vtables (memcheck's
+   multipleinheritance heuristic). */
+struct leakroots_map {
+	uint64_t lo, hi;
+	bool readable, executable;
+};
+struct leakroots_maps {
+	struct leakroots_map *v; /* in address order */
+	size_t n;
+};
+
+/* The file mappings of MAPS (a /proc/PID/maps text) into *IX. Returns 0
+   or -ENOMEM. */
+int leakroots_index_maps(const char *maps, struct leakroots_maps *ix);
+/* Frees what IX holds. */
+void leakroots_maps_fini(struct leakroots_maps *ix);
+/* memcheck's vtable test: ADDR lies in a readable file mapping of IX and
+   2 of the (up to) 20 words from ADDR, read through R, point into
+   executable file mappings. */
+bool leakroots_is_vtable(const struct leakroots_maps *ix,
+			 struct leakroots_reader *r, uint64_t addr);
+
+/* Whether P, found in a root and pointing inside the live block at LO,
+   is glibc's own pointer to the chunk that follows the block (the
+   arena's top or a bin pointing at a free chunk, whose header overlaps
+   the block's last bytes): the block's chunk size is read through R. */
+bool leakroots_glibc_chunk_pointer(struct leakroots_reader *r, uint64_t p,
+				   uint64_t lo);
 
 /* The LEAKROOTS_NREGS root words of a ptrace-stopped thread TID, in
    memcheck's order, into REGS; its SP into *SP when not NULL. Returns 0

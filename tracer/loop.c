@@ -707,6 +707,9 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 		inline_vfork_done(tc);
 		resume(t, tc, 0);
 		return;
+	case PTRACE_EVENT_EXIT:
+		leakstop_on_exit_stop(t, tc); /* resumes it */
+		return;
 	case PTRACE_EVENT_SECCOMP:
 		pagecalls_on_seccomp(t, tc); /* resumes it */
 		return;

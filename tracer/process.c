@@ -47,6 +47,8 @@ proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 	u64map_copy(&p->probe_at, &parent->probe_at);
 	u64map_copy(&p->objects_seen, &parent->objects_seen);
 	p->n_threads = 0;
+	p->exit_sps = NULL; /* leakstop_reset would free the parent's */
+	leakstop_reset(p);
 	p->profiling = false;
 	p->inl = NULL; /* its ring is made at its first stop */
 	p->detaching = false;
@@ -74,6 +76,7 @@ proc_exec_reset(struct tproc *p)
 	memset(p->bound, 0, sizeof(p->bound));
 	p->exit_bound = false;
 	p->setup_done = false;
+	leakstop_reset(p);
 	inline_free(p);
 	if (p->mem_fd >= 0)
 		close(p->mem_fd);
@@ -86,6 +89,7 @@ proc_free(struct tracer *t, struct tproc *p)
 	if (!p)
 		return;
 	u64map_remove(&t->procs, (uint64_t)p->pid, NULL);
+	leakstop_reset(p);
 	inline_free(p);
 	if (p->mem_fd >= 0)
 		close(p->mem_fd);
@@ -121,8 +125,11 @@ tracee_remove(struct tracer *t, struct tracee *tc)
 {
 	u64map_remove(&t->tracees, (uint64_t)tc->tid, NULL);
 	perfcount_thread_end(tc);
-	if (tc->proc)
+	if (tc->proc) {
 		tc->proc->n_threads--;
+		if (tc->exit_stopped)
+			tc->proc->n_exit_stopped--;
+	}
 	alloc_pending_clear(tc);
 	pagecalls_clear(tc);
 	free(tc->pending);

@@ -14,6 +14,7 @@
 #include "common/event.h"
 #include "common/options.h"
 #include "common/unwind_rule.h"
+#include "tracer/leakroots.h"
 
 /* The stack as captured at an allocator's entry, for unwinding. Borrowed
    for the duration of the callback. */
@@ -24,6 +25,24 @@ struct tracer_capture {
 	uint64_t stack_addr;
 	bool running;         /* the thread ran on since: memory outside the
 				 copy is no longer what it was */
+};
+
+/* A process stopped for the leak check (--leak-check): every thread of it
+   stopped, its memory as the program left it. Borrowed for the callback;
+   read the process through TID (its leader may be a zombie already). */
+struct tracer_leak_view {
+	pid_t tid;               /* a stopped thread of the process */
+	const uint64_t *regs;    /* root registers: the general registers of
+				    the threads memcheck would count alive
+				    (at an exit, the one that ended it) */
+	size_t nregs;
+	const uint64_t *sps;     /* stack pointers of its threads, those that
+				    exited included: a stack counts from its
+				    lowest one up (leakroots.h) */
+	size_t nsps;
+	const struct leakroots_range *own; /* heaptrace's own pages in it */
+	size_t nown;
+	bool exiting;            /* at its exit (else: heaptrace detaches) */
 };
 
 /* What the tracer tells its user. CTX is passed back to every member; no
@@ -69,6 +88,12 @@ struct tracer_sink {
 	   reported. TIME is PID's clock now, as for process_start. Called
 	   between events, for each profiled process in turn. May be NULL. */
 	void (*snapshot)(void *ctx, pid_t pid, uint64_t time);
+	/* --leak-check: PID is stopped for the scan, every call it made
+	   already reported (events, then this, then its process_end). Once
+	   per process: at its exit (not at an exec), or for an attached
+	   process at the detach when it did not exit before. May be NULL. */
+	void (*leak_check)(void *ctx, pid_t pid,
+			   const struct tracer_leak_view *view);
 };
 
 /* How the target ended. */

@@ -96,6 +96,13 @@ struct tproc {
 				     a fork, minus the count before an exec) */
 	uint64_t brk;             /* --pages-as-heap: the program break as
 				     last seen (start_brk after exec) */
+	/* --leak-check (leakstop.c): */
+	int n_exit_stopped;       /* threads past their exit stop */
+	uint64_t *exit_sps;       /* their stack pointers there */
+	size_t n_exit_sps, cap_exit_sps;
+	uint64_t ender_regs[LEAKROOTS_NREGS]; /* exit_group's caller's */
+	bool have_ender_regs;
+	bool leak_checked;        /* the scan was made */
 };
 
 /* A page-level system call stopped at its entry (--pages-as-heap=yes),
@@ -127,6 +134,7 @@ struct tracee {
 				     the kernel until the child execs or
 				     exits, then stops (VFORK_DONE) */
 	bool in_freeres;          /* running injected freeres calls */
+	bool exit_stopped;        /* its PTRACE_EVENT_EXIT stop was seen */
 	int insn_fd;              /* its instruction counter, or -1 */
 	uint64_t tcb;             /* its thread pointer, once the stub asked */
 	struct tproc *ring_parent; /* a fork child still to get its own ring */
@@ -199,6 +207,19 @@ void tracer_drop_other_threads(struct tracer *t, struct tproc *p, pid_t keep);
 /* TID (TC, or NULL if unknown) exited or was killed with STATUS. */
 void tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid,
 		    int status);
+
+/* ---- leakstop.c: when the leak check scans ---- */
+/* PTRACE_O_TRACEEXIT when OPT asks for a leak check, else 0. */
+long leakstop_ptrace_options(const struct ht_options *opt);
+/* TC is at its PTRACE_EVENT_EXIT stop: when it is the last thread of its
+   process to get there, the sink's leak_check sees the process. Resumes
+   TC. */
+void leakstop_on_exit_stop(struct tracer *t, struct tracee *tc);
+/* P is about to be let go (detach), TID one of its threads, all held:
+   the sink's leak_check sees P unless it saw it already. */
+void leakstop_on_detach(struct tracer *t, struct tproc *p, pid_t tid);
+/* Forget P's leak check state (exec, fork child, free). */
+void leakstop_reset(struct tproc *p);
 
 /* ---- attach.c / detach.c: profiling a running process ---- */
 /* Let every thread of every traced process go, leaving each exactly as

@@ -382,6 +382,69 @@ test_finish(void)
 	ht_options_fini(&o);
 }
 
+/* memcheck's leak options: defaults, kind sets, "yes" as full, and the
+   combinations that have no heap blocks to check. */
+static void
+test_leak_options(void)
+{
+	const unsigned all = HT_LEAK_KIND_DEFINITE | HT_LEAK_KIND_INDIRECT |
+			     HT_LEAK_KIND_POSSIBLE | HT_LEAK_KIND_REACHABLE;
+	struct ht_options o;
+	char err[256];
+
+	ht_options_init(&o);
+	CHECK(o.leak_check == HT_LEAK_CHECK_NO);
+	CHECK(o.show_leak_kinds ==
+	      (HT_LEAK_KIND_DEFINITE | HT_LEAK_KIND_POSSIBLE));
+	CHECK(o.errors_for_leak_kinds == o.show_leak_kinds);
+	CHECK(o.error_exitcode == 0 && o.num_callers == 12);
+	CHECK(apply1(&o, "--show-leak-kinds=all", err, sizeof(err)) == 0);
+	CHECK(o.show_leak_kinds == all);
+	CHECK(apply1(&o, "--show-leak-kinds=none", err, sizeof(err)) == 0);
+	CHECK(o.show_leak_kinds == 0);
+	CHECK(apply1(&o, "--errors-for-leak-kinds=reachable,indirect", err,
+		     sizeof(err)) == 0);
+	CHECK(o.errors_for_leak_kinds ==
+	      (HT_LEAK_KIND_REACHABLE | HT_LEAK_KIND_INDIRECT));
+	CHECK(apply1(&o, "--show-leak-kinds=definite,", err, sizeof(err)) ==
+	      -HT_E_BADOPT);
+	CHECK(o.show_leak_kinds == 0);
+	CHECK_STR(err, "--show-leak-kinds: must be 'all', 'none' or a "
+		       "comma-separated list of definite, indirect, possible, "
+		       "reachable, not 'definite,'");
+	CHECK(apply1(&o, "--show-leak-kinds=all,definite", err, sizeof(err)) ==
+	      -HT_E_BADOPT);
+	CHECK(apply1(&o, "--show-leak-kinds=definitely", err, sizeof(err)) ==
+	      -HT_E_BADOPT);
+	CHECK(apply1(&o, "--show-leak-kinds=", err, sizeof(err)) ==
+	      -HT_E_BADOPT);
+	CHECK(apply1(&o, "--error-exitcode=256", err, sizeof(err)) ==
+	      -HT_E_BADOPT);
+	CHECK(apply1(&o, "--error-exitcode=42", err, sizeof(err)) == 0);
+	CHECK(o.error_exitcode == 42);
+	CHECK(apply1(&o, "--leak-check=Full", err, sizeof(err)) ==
+	      -HT_E_BADOPT);
+	CHECK(apply1(&o, "--leak-check=yes", err, sizeof(err)) == 0);
+	CHECK(ht_options_finish(&o, err, sizeof(err)) == 0);
+	CHECK(o.leak_check == HT_LEAK_CHECK_FULL);
+	CHECK(o.n_desc_args == 0); /* not Massif's: not on the desc: line */
+	ht_options_fini(&o);
+
+	ht_options_init(&o);
+	apply1(&o, "--leak-check=summary", err, sizeof(err));
+	apply1(&o, "--pages-as-heap=yes", err, sizeof(err));
+	CHECK(ht_options_finish(&o, err, sizeof(err)) == -HT_E_BADOPT);
+	CHECK_STR(err, "--leak-check needs heap blocks: not with --heap=no "
+		       "or --pages-as-heap=yes");
+	ht_options_fini(&o);
+
+	ht_options_init(&o);
+	apply1(&o, "--leak-check=full", err, sizeof(err));
+	apply1(&o, "--heap=no", err, sizeof(err));
+	CHECK(ht_options_finish(&o, err, sizeof(err)) == -HT_E_BADOPT);
+	ht_options_fini(&o);
+}
+
 /* Parse the words after "heaptrace" (NULL-terminated varargs). */
 static int
 parse(struct ht_cmdline *cl, char *err, size_t errlen, ...)
@@ -598,6 +661,7 @@ main(void)
 	test_flags_and_unknown();
 	test_desc_args();
 	test_finish();
+	test_leak_options();
 	test_cmdline_run();
 	test_cmdline_attach();
 	test_cmdline_other();

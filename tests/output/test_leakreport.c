@@ -787,35 +787,6 @@ test_classify(void)
 	free(f.mem);
 }
 
-static void
-test_parse(void)
-{
-	unsigned k = 99;
-	enum leakreport_mode m = LEAKREPORT_SUMMARY;
-
-	CHECK(leakreport_parse_kinds("all", &k) == 0 &&
-	      k == LEAKREPORT_SHOW_ALL);
-	CHECK(leakreport_parse_kinds("none", &k) == 0 && k == 0);
-	CHECK(leakreport_parse_kinds("definite,possible", &k) == 0 &&
-	      k == LEAKREPORT_SHOW_DEFAULT);
-	CHECK(leakreport_parse_kinds("reachable", &k) == 0 &&
-	      k == LEAKREPORT_KIND_BIT(LEAK_REACHABLE));
-	CHECK(leakreport_parse_kinds("indirect,definite,possible,reachable",
-				     &k) == 0 &&
-	      k == LEAKREPORT_SHOW_ALL);
-	k = 7;
-	CHECK(leakreport_parse_kinds("definite,", &k) == -1 && k == 7);
-	CHECK(leakreport_parse_kinds("", &k) == -1);
-	CHECK(leakreport_parse_kinds("definitely", &k) == -1);
-	CHECK(leakreport_parse_kinds("all,definite", &k) == -1);
-	CHECK(leakreport_parse_mode("full", &m) == 0 && m == LEAKREPORT_FULL);
-	CHECK(leakreport_parse_mode("summary", &m) == 0 &&
-	      m == LEAKREPORT_SUMMARY);
-	CHECK(leakreport_parse_mode("yes", &m) == 0 && m == LEAKREPORT_FULL);
-	CHECK(leakreport_parse_mode("no", &m) == 0 && m == LEAKREPORT_NO);
-	CHECK(leakreport_parse_mode("Full", &m) == -1);
-}
-
 /* A stream that fails: the error is reported. */
 static void
 test_write_error(void)
@@ -843,7 +814,6 @@ main(int argc, char **argv)
 		{ "defs", test_defs },   { "order", test_order },
 		{ "noleak", test_noleak }, { "big", test_big },
 		{ "small", test_small }, { "ties", test_ties },
-		{ "parse", test_parse },
 		{ "classify", test_classify }, { "write-error", test_write_error },
 	};
 

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Allocation sites: each distinct raw stack an allocation came from, under
+   an id that never changes for the engine's life. Massif's tree cannot
+   serve here: it keeps only the filtered frames, cut at --depth, and its
+   stack memo forgets stacks to stay bounded. The leak check's loss records
+   (memcheck groups blocks by their whole allocation stack) and per-site
+   statistics need the stack itself.
+
+   The stacks are stored as a trie with the outermost frame at the top, so
+   stacks that share their callers (every stack shares main's) share nodes,
+   and walking up from a site's node gives its frames innermost first. A
+   site is the node of its innermost frame; a stack can end at a node that
+   is also inside a longer stack, which is why sites carry their own age. */
+#include "snap_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+#define INDEX_MIN_SLOTS 1024u
+
+static size_t
+slot_home(const struct site_table *st, uint32_t parent, uint64_t pc)
+{
+	uint64_t h = (pc ^ ((uint64_t)parent << 40 | parent)) *
+		     0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 32) & st->index_mask;
+}
+
+void
+site_table_init(struct site_table *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->cap = 64;
+	st->nodes = ht_xcalloc(st->cap, sizeof(*st->nodes));
+	st->n = 1; /* node 0: the root, no frame */
+	st->index_mask = INDEX_MIN_SLOTS - 1;
+	st->index = ht_xcalloc(INDEX_MIN_SLOTS, sizeof(*st->index));
+}
+
+void
+site_table_fini(struct site_table *st)
+{
+	free(st->nodes);
+	free(st->index);
+	memset(st, 0, sizeof(*st));
+}
+
+void
+site_table_copy(struct site_table *dst, const struct site_table *src)
+{
+	*dst = *src;
+	dst->nodes = ht_xmemdup_array(src->nodes, src->n, src->cap,
+				      sizeof(*src->nodes));
+	dst->index = ht_xmemdup_array(src->index, src->index_mask + 1,
+				      src->index_mask + 1, sizeof(*src->index));
+}
+
+/* Doubles the index once it is half full. */
+static void
+index_grow(struct site_table *st)
+{
+	uint32_t *old = st->index;
+	size_t n_old = st->index_mask + 1;
+	st->index_mask = n_old * 2 - 1;
+	st->index = ht_xcalloc(n_old * 2, sizeof(*st->index));
+	for (size_t i = 0; i < n_old; i++) {
+		if (!old[i])
+			continue;
+		const struct site_node *nd = &st->nodes[old[i]];
+		size_t j = slot_home(st, nd->parent, nd->pc);
+		while (st->index[j])
+			j = (j + 1) & st->index_mask;
+		st->index[j] = old[i];
+	}
+	free(old);
+}
+
+/* The child of PARENT for frame PC, created if absent. */
+static uint32_t
+child(struct site_table *st, uint32_t parent, uint64_t pc)
+{
+	size_t i = slot_home(st, parent, pc);
+	for (;; i = (i + 1) & st->index_mask) {
+		uint32_t id = st->index[i];
+		if (!id)
+			break;
+		if (st->nodes[id].pc == pc && st->nodes[id].parent == parent)
+			return id;
+	}
+	ht_xgrow((void **)&st->nodes, &st->cap, st->n + 1, sizeof(*st->nodes));
+	uint32_t id = (uint32_t)st->n++;
+	st->nodes[id] = (struct site_node){ .pc = pc, .parent = parent };
+	st->index[i] = id;
+	if ((st->n + 1) * 2 > st->index_mask + 1)
+		index_grow(st);
+	return id;
+}
+
+uint32_t
+site_table_intern(struct site_table *st, const uint64_t *pcs, unsigned n)
+{
+	uint32_t node = 0;
+	for (unsigned i = n; i-- > 0;)
+		node = child(st, node, pcs[i]);
+	if (node && !st->nodes[node].age)
+		st->nodes[node].age = ++st->n_sites;
+	return node;
+}
+
+unsigned
+site_table_frames(const struct site_table *st, uint32_t site, uint64_t *out,
+		  unsigned max)
+{
+	unsigned n = 0;
+	for (uint32_t id = site; id && id < st->n && n < max;
+	     id = st->nodes[id].parent)
+		out[n++] = st->nodes[id].pc;
+	return n;
+}
+
+uint32_t
+site_table_age(const struct site_table *st, uint32_t site)
+{
+	return site && site < st->n ? st->nodes[site].age : 0;
+}

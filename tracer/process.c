@@ -49,6 +49,12 @@ proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 	p->n_threads = 0;
 	p->exit_sps = NULL; /* leakstop_reset would free the parent's */
 	leakstop_reset(p);
+	/* The exited threads' stacks are the child's memory too, left as
+	   they were. */
+	p->exit_sps = ht_xmemdup_array(parent->exit_sps, parent->n_exit_sps,
+				       parent->n_exit_sps,
+				       sizeof(*parent->exit_sps));
+	p->n_exit_sps = p->cap_exit_sps = parent->n_exit_sps;
 	p->profiling = false;
 	p->inl = NULL; /* its ring is made at its first stop */
 	p->detaching = false;

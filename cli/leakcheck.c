@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/err.h"
 #include "common/u64map.h"
@@ -34,6 +35,13 @@ check_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct check *c = ctx;
 	return leakroots_read(&c->reader, addr, buf, len);
+}
+
+static const void *
+check_view(void *ctx, uint64_t addr, size_t len)
+{
+	struct check *c = ctx;
+	return leakroots_view(&c->reader, addr, len);
 }
 
 static int
@@ -179,6 +187,29 @@ report(struct check *c, pid_t pid, const struct leak_block *blocks, size_t n,
 	fflush(stderr);
 }
 
+/* The allocator's mappings, where the blocks are, copied in whole. */
+static void
+copy_heaps(struct leakroots_reader *r, const char *maps,
+	   const struct leak_block *blocks, size_t n)
+{
+	struct leakroots_range *heaps;
+	size_t nheaps;
+	if (leakroots_allocator_heaps(maps, blocks, n, &heaps, &nheaps))
+		return;
+	for (size_t i = 0; i < nheaps; i++)
+		if (leakroots_reader_copy(r, heaps[i].lo, heaps[i].hi))
+			break;
+	free(heaps);
+}
+
+static uint64_t
+now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 void
 leakcheck_run(const struct ht_options *opt, pid_t pid,
 	      const struct snap_engine *eng, const struct ht_symbolizer *sym,
@@ -194,6 +225,7 @@ leakcheck_run(const struct ht_options *opt, pid_t pid,
 	size_t nroots = 0;
 	char *maps = NULL;
 
+	uint64_t t0 = now_us();
 	memset(res, 0, sizeof(*res));
 	size_t n = snap_engine_live_blocks(eng, &live);
 	blocks = ht_xcalloc(n ? n : 1, sizeof(*blocks));
@@ -216,6 +248,8 @@ leakcheck_run(const struct ht_options *opt, pid_t pid,
 		goto out;
 	}
 	leakroots_reader_init(&c.reader, view->tid);
+	copy_heaps(&c.reader, maps, blocks, n);
+	uint64_t t1 = now_us();
 	u64map_init(&c.keys);
 	c.pcs = ht_xcalloc(opt->num_callers, sizeof(*c.pcs));
 	struct leak_input in = {
@@ -223,14 +257,26 @@ leakcheck_run(const struct ht_options *opt, pid_t pid,
 		.roots = roots, .nroots = nroots,
 		.regs = view->regs, .nregs = view->nregs,
 		.read = check_read,
+		.view = check_view,
 		.is_vtable = check_is_vtable,
 		.allocator_pointer = check_allocator_pointer,
 		.ctx = &c,
 		.heuristics = LEAK_HEUR_ALL,
 	};
 	leak_classify(&in, &res->totals);
+	uint64_t t2 = now_us();
 	res->done = true;
 	report(&c, pid, blocks, n, res);
+	if (opt->stats)
+		ht_error("stats: process %d: leak check of %zu blocks: %llu "
+			 "bytes copied, %llu scanned, %llu unreadable; %llu ms "
+			 "to gather, %llu ms to classify, %llu ms to report",
+			 (int)pid, n, (unsigned long long)c.reader.copied,
+			 (unsigned long long)res->totals.scanned_bytes,
+			 (unsigned long long)res->totals.unreadable_bytes,
+			 (unsigned long long)(t1 - t0) / 1000,
+			 (unsigned long long)(t2 - t1) / 1000,
+			 (unsigned long long)(now_us() - t2) / 1000);
 	free(c.pcs);
 	u64map_fini(&c.keys);
 	leakroots_reader_fini(&c.reader);

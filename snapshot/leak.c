@@ -44,8 +44,14 @@
    garbage can thus keep a block alive where memcheck would call it lost
    (the conservative side). Which ranges are roots is the caller's call.
 
-   Trade-offs: blocks are sorted once (O(n log n)) and every scanned word
-   is a binary search, as in memcheck. The mark stack is an explicit array
+   Trade-offs: blocks are sorted once (O(n log n)); memcheck looks every
+   scanned word up by binary search over all blocks, which made the
+   lookup most of the classification's time on a 65 MB perl heap (14
+   dependent cache misses per word). Here a page directory narrows it
+   first: the blocks are cut into regions of nearby pages, and each page
+   of a region knows the first block that reaches into it, so a word is
+   one region search among a handful, then a search among the few blocks
+   of its page, in an array of start addresses alone. The mark stack is an explicit array
    with a pending flag (each block on it at most once, no recursion, so
    millions of chained blocks do not overflow the C stack). Memory is read
    in chunks of up to 64 KiB through the callback (one process_vm_readv
@@ -79,9 +85,24 @@ struct sblock {
 	unsigned char state, pending, heur;
 };
 
+/* Pages [first_page, first_page + npages) holding blocks [lo_idx,
+   hi_idx) of the sorted array; first[k] is the first of them whose end
+   lies past page k's start. */
+struct region {
+	uint64_t first_page, npages;
+	size_t lo_idx, hi_idx;
+	uint32_t *first;
+};
+
+/* A gap of more pages than this between blocks starts a new region. */
+#define REGION_GAP_PAGES 256u
+
 struct lc {
 	const struct leak_input *in;
 	struct sblock *b;
+	uint64_t *los; /* b[i].lo, compact for the searches */
+	struct region *regions;
+	size_t nregions;
 	size_t n;
 	size_t *stack;
 	size_t top; /* number of entries */
@@ -103,10 +124,27 @@ cmp_sblock(const void *va, const void *vb)
 static size_t
 find(const struct lc *lc, uint64_t p)
 {
-	size_t lo = 0, hi = lc->n;
-	while (lo < hi) { /* first block with lo > p */
+	uint64_t page = p / PAGE;
+	size_t ra = 0, rb = lc->nregions;
+	while (ra < rb) { /* the first region ending past PAGE */
+		size_t m = ra + (rb - ra) / 2;
+		const struct region *r = &lc->regions[m];
+		if (r->first_page + r->npages <= page)
+			ra = m + 1;
+		else
+			rb = m;
+	}
+	if (ra == lc->nregions || lc->regions[ra].first_page > page)
+		return NO_CLIQUE;
+	const struct region *r = &lc->regions[ra];
+	uint64_t k = page - r->first_page;
+	size_t lo = r->first[k];
+	size_t hi = k + 1 < r->npages ? (size_t)r->first[k + 1] + 1 : r->hi_idx;
+	if (hi > r->hi_idx)
+		hi = r->hi_idx;
+	while (lo < hi) { /* the first block with lo > p */
 		size_t mid = lo + (hi - lo) / 2;
-		if (lc->b[mid].lo <= p)
+		if (lc->los[mid] <= p)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -114,7 +152,50 @@ find(const struct lc *lc, uint64_t p)
 	if (lo == 0)
 		return NO_CLIQUE;
 	const struct sblock *s = &lc->b[lo - 1];
-	return p < s->hi ? lo - 1 : NO_CLIQUE;
+	return p >= s->lo && p < s->hi ? lo - 1 : NO_CLIQUE;
+}
+
+/* The page directory of the sorted blocks (see the top). */
+static void
+regions_build(struct lc *lc)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < lc->n;) {
+		uint64_t first_page = lc->b[i].lo / PAGE;
+		uint64_t end_page = (lc->b[i].hi - 1) / PAGE + 1;
+		size_t j = i + 1;
+		while (j < lc->n && lc->b[j].lo / PAGE <= end_page +
+							 REGION_GAP_PAGES) {
+			uint64_t e = (lc->b[j].hi - 1) / PAGE + 1;
+			if (e > end_page)
+				end_page = e;
+			j++;
+		}
+		ht_xgrow((void **)&lc->regions, &cap, lc->nregions + 1,
+			 sizeof(*lc->regions));
+		struct region *r = &lc->regions[lc->nregions++];
+		*r = (struct region){
+			.first_page = first_page, .npages = end_page - first_page,
+			.lo_idx = i, .hi_idx = j,
+		};
+		r->first = ht_xcalloc(r->npages, sizeof(*r->first));
+		size_t b = i;
+		for (uint64_t k = 0; k < r->npages; k++) {
+			uint64_t start = (first_page + k) * PAGE;
+			while (b + 1 < j && lc->b[b].hi <= start)
+				b++;
+			r->first[k] = (uint32_t)b;
+		}
+		i = j;
+	}
+}
+
+static void
+regions_free(struct lc *lc)
+{
+	for (size_t i = 0; i < lc->nregions; i++)
+		free(lc->regions[i].first);
+	free(lc->regions);
 }
 
 static void
@@ -230,11 +311,17 @@ scan(struct lc *lc, uint64_t start, uint64_t len, bool prior_definite,
 		return;
 	while (p < end) {
 		size_t want = end - p < CHUNK ? (size_t)(end - p) : CHUNK;
-		ssize_t got = lc->in->read(lc->in->ctx, p, lc->buf, want);
+		const unsigned char *data =
+			lc->in->view ? lc->in->view(lc->in->ctx, p, want) : NULL;
+		ssize_t got = (ssize_t)want;
+		if (!data) {
+			got = lc->in->read(lc->in->ctx, p, lc->buf, want);
+			data = lc->buf;
+		}
 		size_t words = got > 0 ? (size_t)got / WORD : 0;
 		for (size_t k = 0; k < words; k++) {
 			uint64_t v;
-			memcpy(&v, lc->buf + k * WORD, sizeof(v));
+			memcpy(&v, data + k * WORD, sizeof(v));
 			if (leader == NO_CLIQUE)
 				reach(lc, v, prior_definite);
 			else
@@ -286,6 +373,10 @@ leak_classify(const struct leak_input *in, struct leak_totals *totals)
 		s->state = UNREACHED;
 	}
 	qsort(lc.b, lc.n, sizeof(*lc.b), cmp_sblock);
+	lc.los = ht_xcalloc(lc.n ? lc.n : 1, sizeof(*lc.los));
+	for (size_t i = 0; i < lc.n; i++)
+		lc.los[i] = lc.b[i].lo;
+	regions_build(&lc);
 
 	/* The roots, then the registers, then all they lead to. */
 	lc.in_roots = true;
@@ -327,6 +418,8 @@ leak_classify(const struct leak_input *in, struct leak_totals *totals)
 		totals->scanned_bytes = lc.scanned;
 		totals->unreadable_bytes = lc.unreadable;
 	}
+	regions_free(&lc);
+	free(lc.los);
 	free(lc.buf);
 	free(lc.stack);
 	free(lc.b);

@@ -74,6 +74,10 @@ struct leak_root {
    when none can be. */
 typedef ssize_t (*leak_read_fn)(void *ctx, uint64_t addr, void *buf,
 				size_t len);
+/* Where the caller holds a copy of the target's [ADDR, ADDR + LEN):
+   a pointer to its first byte, or NULL when it holds no copy of all of
+   it (then LEAK_READ_FN is asked). Valid until leak_classify returns. */
+typedef const void *(*leak_view_fn)(void *ctx, uint64_t addr, size_t len);
 /* True when ADDR (8-aligned, above page 0) looks like a vtable (memcheck:
    in a readable file mapping, with 2 non-null pointers into executable
    file mappings among its first 20 words). */
@@ -95,6 +99,7 @@ struct leak_input {
 	const uint64_t *regs; /* register values, each one root word */
 	size_t nregs;
 	leak_read_fn read;
+	leak_view_fn view; /* NULL: everything through READ */
 	leak_vtable_fn is_vtable; /* NULL: multipleinheritance never fires */
 	leak_allocator_fn allocator_pointer; /* NULL: none such */
 	void *ctx; /* passed to read and is_vtable */

@@ -468,6 +468,16 @@ detach_all(struct tracer *t)
 	uint64_t key, val;
 	while (u64map_next(&t->procs, &pos, &key, &val))
 		restore_process(t, (struct tproc *)(uintptr_t)val);
+	/* --leak-check: a process that did not exit is scanned now, every
+	   event of it delivered (the inline path's records run out) and
+	   every thread still held. */
+	pos = 0;
+	while (u64map_next(&t->procs, &pos, &key, &val)) {
+		struct tproc *p = (struct tproc *)(uintptr_t)val;
+		struct tracee *alive = find_thread(t, p, alive_thread);
+		if (alive)
+			leakstop_on_detach(t, p, alive->tid);
+	}
 	/* Every process restored (a fork child without a ring of its own
 	   needs its parent's inline state), the threads go at once: a
 	   thread we injected a system call through keeps the trap flag of

@@ -360,12 +360,46 @@ leakroots_of_pid(pid_t pid,
 	return rc;
 }
 
+int
+leakroots_allocator_heaps(const char *maps,
+			  const struct leak_block *blocks, size_t nblocks,
+			  struct leakroots_range **out, size_t *nout)
+{
+	char path[4096];
+	struct rvec heaps = { 0 };
+	uint64_t *starts = block_starts(blocks, nblocks);
+	*out = NULL;
+	*nout = 0;
+	if (nblocks && !starts)
+		return -ENOMEM;
+	for (const char *line = maps; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		uint64_t lo, hi;
+		char perms[5] = { 0 };
+		if (parse_line(line, len, &lo, &hi, perms, path,
+			       sizeof(path)) &&
+		    perms[0] == 'r' && perms[1] == 'w' &&
+		    allocator_heap(path, lo, hi, starts, nblocks) &&
+		    push(&heaps, lo, hi)) {
+			free(heaps.v);
+			free(starts);
+			return -ENOMEM;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(starts);
+	*out = (struct leakroots_range *)heaps.v;
+	*nout = heaps.n;
+	return 0;
+}
+
 void
 leakroots_reader_init(struct leakroots_reader *r, pid_t pid)
 {
+	memset(r, 0, sizeof(*r));
 	r->pid = pid;
 	r->mem_fd = -1;
-	r->use_mem = 0;
 }
 
 void
@@ -374,6 +408,11 @@ leakroots_reader_fini(struct leakroots_reader *r)
 	if (r->mem_fd >= 0)
 		close(r->mem_fd);
 	r->mem_fd = -1;
+	for (size_t i = 0; i < r->n_copies; i++)
+		free(r->copies[i].data);
+	free(r->copies);
+	r->copies = NULL;
+	r->n_copies = r->copied = 0;
 }
 
 /* process_vm_readv, one remote iovec per page so that a transfer stops
@@ -456,9 +495,74 @@ read_mem(struct leakroots_reader *r, uint64_t addr, uint8_t *buf,
 	return (ssize_t)done;
 }
 
+int
+leakroots_reader_copy(struct leakroots_reader *r, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo || hi - lo > LEAKROOTS_COPY_MAX - r->copied)
+		return 0;
+	uint8_t *data = malloc(hi - lo);
+	struct leakroots_copy *v =
+		realloc(r->copies, (r->n_copies + 1) * sizeof(*v));
+	if (!data || !v) {
+		free(data);
+		if (v)
+			r->copies = v;
+		return -ENOMEM;
+	}
+	r->copies = v;
+	ssize_t got = leakroots_read(r, lo, data, hi - lo);
+	if (got <= 0) {
+		free(data);
+		return 0;
+	}
+	r->copies[r->n_copies++] = (struct leakroots_copy){
+		.lo = lo, .hi = lo + (uint64_t)got, .data = data,
+	};
+	r->copied += (size_t)got;
+	return 0;
+}
+
+/* The copy holding ADDR, or NULL. */
+static const struct leakroots_copy *
+copy_of(const struct leakroots_reader *r, uint64_t addr)
+{
+	size_t a = 0, b = r->n_copies;
+	while (a < b) { /* the first copy with hi > addr */
+		size_t m = a + (b - a) / 2;
+		if (r->copies[m].hi <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < r->n_copies && r->copies[a].lo <= addr ? &r->copies[a]
+							   : NULL;
+}
+
+const void *
+leakroots_view(void *ctx, uint64_t addr, size_t len)
+{
+	const struct leakroots_copy *c =
+		copy_of((const struct leakroots_reader *)ctx, addr);
+	if (!c || c->hi - addr < len)
+		return NULL;
+	return c->data + (addr - c->lo);
+}
+
 ssize_t
 leakroots_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
+	const struct leakroots_copy *c =
+		len ? copy_of((struct leakroots_reader *)ctx, addr) : NULL;
+	if (c) {
+		size_t n = c->hi - addr < len ? (size_t)(c->hi - addr) : len;
+		memcpy(buf, c->data + (addr - c->lo), n);
+		if (n == len)
+			return (ssize_t)n;
+		/* the rest from the target, as it would be */
+		ssize_t more = leakroots_read(ctx, addr + n, (uint8_t *)buf + n,
+					      len - n);
+		return (ssize_t)n + (more > 0 ? more : 0);
+	}
 	struct leakroots_reader *r = ctx;
 	if (len == 0)
 		return 0;

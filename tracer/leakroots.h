@@ -82,12 +82,44 @@ struct leakroots_reader {
 	pid_t pid;
 	int mem_fd; /* -1 until needed (opened lazily), then kept */
 	int use_mem; /* 1 once process_vm_readv failed with ENOSYS/EPERM */
+	/* Local copies of ranges read often (leakroots_reader_copy), in
+	   address order. */
+	struct leakroots_copy {
+		uint64_t lo, hi;
+		uint8_t *data;
+	} *copies;
+	size_t n_copies;
+	size_t copied; /* bytes held */
 };
+
+/* The most bytes a reader copies in (leakroots_reader_copy): beyond it,
+   ranges are read from the target word by word as asked. */
+#define LEAKROOTS_COPY_MAX ((size_t)2 << 30)
 
 /* Starts a reader of PID's memory. */
 void leakroots_reader_init(struct leakroots_reader *r, pid_t pid);
 /* Closes what the reader opened. */
 void leakroots_reader_fini(struct leakroots_reader *r);
+
+/* Copy [LO, HI) of the target into R at once (as much of it as can be
+   read, within LEAKROOTS_COPY_MAX), so that reads there cost no system
+   call: the blocks the scan reaches lie all over the heap, and one
+   process_vm_readv per block costs tens of times what copying the heap
+   does. Ranges must be added in address order, not overlapping. Returns
+   0, or -ENOMEM when it cannot be held (reads then go to the target). */
+int leakroots_reader_copy(struct leakroots_reader *r, uint64_t lo,
+			  uint64_t hi);
+
+/* leak_view_fn over a struct leakroots_reader: its copy of [ADDR,
+   ADDR + LEN), or NULL when no one copy holds all of it. */
+const void *leakroots_view(void *ctx, uint64_t addr, size_t len);
+
+/* The allocator's mappings (LEAKROOTS_ALLOCATOR_HEAPS) among MAPS for
+   BLOCKS, in address order, into *OUT (malloc'd, *NOUT entries). Returns
+   0 or -ENOMEM. */
+int leakroots_allocator_heaps(const char *maps,
+			      const struct leak_block *blocks, size_t nblocks,
+			      struct leakroots_range **out, size_t *nout);
 
 /* leak_read_fn over a struct leakroots_reader: reads up to LEN bytes at
    ADDR of the target, through process_vm_readv, else pread on

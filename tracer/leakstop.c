@@ -24,10 +24,12 @@
 #include "tracer_priv.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "common/err.h"
 #include "common/xalloc.h"
@@ -110,9 +112,14 @@ leakstop_on_exit_stop(struct tracer *t, struct tracee *tc)
 	bool have = p && !tc->exit_stopped &&
 		    leakroots_thread_regs(tc->tid, regs, &sp) == 0;
 
+	unsigned long status = 0;
 	if (p && !tc->exit_stopped) {
 		tc->exit_stopped = true;
 		p->n_exit_stopped++;
+		/* SIGKILL ends memcheck too, before any leak check */
+		if (ptrace(PTRACE_GETEVENTMSG, tc->tid, NULL, &status) == 0 &&
+		    WIFSIGNALED((int)status) && WTERMSIG((int)status) == SIGKILL)
+			p->leak_checked = true;
 	}
 	if (have) {
 		exit_sp_add(p, sp);

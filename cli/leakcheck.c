@@ -187,19 +187,32 @@ report(struct check *c, pid_t pid, const struct leak_block *blocks, size_t n,
 	fflush(stderr);
 }
 
-/* The allocator's mappings, where the blocks are, copied in whole. */
-static void
-copy_heaps(struct leakroots_reader *r, const char *maps,
-	   const struct leak_block *blocks, size_t n)
+/* What the scan leaves out of the roots, in *EXCL (malloc'd): heaptrace's
+   own pages, and glibc malloc's heaps when it is the allocator, which are
+   copied in whole (the blocks the scan reaches lie all over them). */
+static int
+allocator_memory(struct check *c, const char *maps,
+		 const struct tracer_leak_view *view,
+		 struct leakroots_range **excl, size_t *nexcl)
 {
-	struct leakroots_range *heaps;
-	size_t nheaps;
-	if (leakroots_allocator_heaps(maps, blocks, n, &heaps, &nheaps))
-		return;
+	struct leakroots_range *heaps = NULL;
+	size_t nheaps = 0;
+	if (c->glibc) {
+		int rc = leakroots_glibc_heaps(maps, &c->reader, &heaps,
+					       &nheaps);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; i < nheaps; i++)
-		if (leakroots_reader_copy(r, heaps[i].lo, heaps[i].hi))
+		if (leakroots_reader_copy(&c->reader, heaps[i].lo, heaps[i].hi))
 			break;
+	*nexcl = view->nown + nheaps;
+	*excl = ht_xcalloc(*nexcl ? *nexcl : 1, sizeof(**excl));
+	memcpy(*excl, view->own, view->nown * sizeof(**excl));
+	if (nheaps)
+		memcpy(*excl + view->nown, heaps, nheaps * sizeof(**excl));
 	free(heaps);
+	return 0;
 }
 
 static uint64_t
@@ -222,7 +235,8 @@ leakcheck_run(const struct ht_options *opt, pid_t pid,
 	struct snap_live_block *live = NULL;
 	struct leak_block *blocks = NULL;
 	struct leak_root *roots = NULL;
-	size_t nroots = 0;
+	struct leakroots_range *excl = NULL;
+	size_t nroots = 0, nexcl = 0;
 	char *maps = NULL;
 
 	uint64_t t0 = now_us();
@@ -234,21 +248,21 @@ leakcheck_run(const struct ht_options *opt, pid_t pid,
 			.addr = live[i].addr, .size = live[i].size,
 			.id = &live[i],
 		};
+	leakroots_reader_init(&c.reader, view->tid);
 	int rc = leakroots_read_maps(view->tid, &maps);
 	if (rc == 0)
-		rc = leakroots_from_maps(maps, view->own, view->nown,
-					 view->sps, view->nsps, blocks, n,
-					 LEAKROOTS_ALLOCATOR_HEAPS, &roots,
-					 &nroots);
-	if (rc == 0)
 		rc = leakroots_index_maps(maps, &c.maps);
+	if (rc == 0)
+		rc = allocator_memory(&c, maps, view, &excl, &nexcl);
+	if (rc == 0)
+		rc = leakroots_from_maps(maps, excl, nexcl, view->sps,
+					 view->nsps, blocks, n, &roots,
+					 &nroots);
 	if (rc) {
 		ht_warn("process %d: no leak check: its memory map could not "
 			"be read (%s)", (int)pid, strerror(-rc));
 		goto out;
 	}
-	leakroots_reader_init(&c.reader, view->tid);
-	copy_heaps(&c.reader, maps, blocks, n);
 	uint64_t t1 = now_us();
 	u64map_init(&c.keys);
 	c.pcs = ht_xcalloc(opt->num_callers, sizeof(*c.pcs));
@@ -279,9 +293,10 @@ leakcheck_run(const struct ht_options *opt, pid_t pid,
 			 (unsigned long long)(now_us() - t2) / 1000);
 	free(c.pcs);
 	u64map_fini(&c.keys);
-	leakroots_reader_fini(&c.reader);
 out:
+	leakroots_reader_fini(&c.reader);
 	leakroots_maps_fini(&c.maps);
+	free(excl);
 	free(maps);
 	free(roots);
 	free(blocks);

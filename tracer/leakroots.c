@@ -107,55 +107,6 @@ stack_kind(const char *path)
 	       strncmp(path, "[anon:", 6) == 0;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The blocks' start addresses, sorted (malloc'd; NULL when none or out
-   of memory). */
-static uint64_t *
-block_starts(const struct leak_block *blocks, size_t n)
-{
-	if (!n)
-		return NULL;
-	uint64_t *v = malloc(n * sizeof(*v));
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		v[i] = blocks[i].addr;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return v;
-}
-
-/* The allocator's own memory (LEAKROOTS_ALLOCATOR_HEAPS): the [heap]
-   (glibc's main arena, which holds its free chunks and tcache there), or
-   an anonymous mapping a live block starts in (another arena, a large
-   block's own mapping, another allocator's pages). Under memcheck none of
-   it exists: its blocks come from Valgrind's own arena, which it never
-   scans. Natively the free chunks in it still hold what the program left
-   there, pointers included, which memcheck would never take as roots. */
-static bool
-allocator_heap(const char *path, uint64_t lo, uint64_t hi,
-	       const uint64_t *starts, size_t n)
-{
-	if (strcmp(path, "[heap]") == 0)
-		return true;
-	if (path[0] != 0 && strncmp(path, "[anon:", 6) != 0)
-		return false;
-	size_t a = 0, b = n; /* the first start >= lo */
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-		if (starts[m] < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a < n && starts[a] < hi;
-}
-
 /* Parses one maps line; false when it is not one. */
 static bool
 parse_line(const char *line, size_t len, uint64_t *lo, uint64_t *hi,
@@ -187,22 +138,16 @@ leakroots_from_maps(const char *maps,
 		    const struct leakroots_range *exclude, size_t nexclude,
 		    const uint64_t *sps, size_t nsps,
 		    const struct leak_block *blocks, size_t nblocks,
-		    unsigned flags, struct leak_root **out, size_t *nout)
+		    struct leak_root **out, size_t *nout)
 {
 	struct rvec cand = { 0 }, holes = { 0 };
 	struct leak_root *res = NULL;
-	uint64_t *starts = NULL;
 	size_t nres = 0, capres = 0;
 	int rc = -ENOMEM;
 	char path[4096];
 
 	*out = NULL;
 	*nout = 0;
-	if (flags & LEAKROOTS_ALLOCATOR_HEAPS) {
-		starts = block_starts(blocks, nblocks);
-		if (nblocks && !starts)
-			goto out;
-	}
 
 	/* Candidate mappings, and the parts of stack mappings below their
 	   lowest SP as holes. */
@@ -217,11 +162,7 @@ leakroots_from_maps(const char *maps,
 		    !kernel_special(path) && !device(path)) {
 			if (push(&cand, lo, hi))
 				goto out;
-			if ((flags & LEAKROOTS_ALLOCATOR_HEAPS) &&
-			    allocator_heap(path, lo, hi, starts, nblocks)) {
-				if (push(&holes, lo, hi))
-					goto out;
-			} else if (stack_kind(path)) {
+			if (stack_kind(path)) {
 				uint64_t low = UINT64_MAX;
 				for (size_t i = 0; i < nsps; i++)
 					if (sps[i] >= lo && sps[i] < hi &&
@@ -294,7 +235,6 @@ out:
 	free(res);
 	free(cand.v);
 	free(holes.v);
-	free(starts);
 	return rc;
 }
 
@@ -348,50 +288,89 @@ leakroots_of_pid(pid_t pid,
 		 const struct leakroots_range *exclude, size_t nexclude,
 		 const uint64_t *sps, size_t nsps,
 		 const struct leak_block *blocks, size_t nblocks,
-		 unsigned flags, struct leak_root **out, size_t *nout)
+		 struct leak_root **out, size_t *nout)
 {
 	char *text;
 	int rc = leakroots_read_maps(pid, &text);
 	if (rc)
 		return rc;
 	rc = leakroots_from_maps(text, exclude, nexclude, sps, nsps, blocks,
-				 nblocks, flags, out, nout);
+				 nblocks, out, nout);
 	free(text);
 	return rc;
 }
 
+/* glibc's heap_info, at the start of each heap of a non-main arena
+   (malloc/arena.c): its arena, the previous heap, the bytes in use and
+   the bytes made readable and writable. */
+struct glibc_heap_info {
+	uint64_t ar_ptr, prev, size, mprotect_size;
+};
+
+/* glibc's HEAP_MAX_SIZE on 64-bit (2 * DEFAULT_MMAP_THRESHOLD_MAX): the
+   size and alignment of a non-main arena's heaps. */
+#define GLIBC_HEAP_MAX ((uint64_t)64 << 20)
+
+/* Whether the heap_info read at A (64 MiB aligned) in a mapping ending
+   at HI describes a heap glibc made there. */
+static bool
+glibc_heap_at(uint64_t a, uint64_t hi, const struct glibc_heap_info *h)
+{
+	if (!h->ar_ptr || !h->size || h->size > GLIBC_HEAP_MAX ||
+	    h->mprotect_size < h->size || h->mprotect_size > GLIBC_HEAP_MAX ||
+	    a + h->size > hi)
+		return false;
+	/* The first heap of an arena holds the arena right after itself;
+	   later ones point back at an earlier, aligned heap. */
+	if (!h->prev)
+		return h->ar_ptr > a && h->ar_ptr < a + PAGE;
+	return h->prev % GLIBC_HEAP_MAX == 0;
+}
+
 int
-leakroots_allocator_heaps(const char *maps,
-			  const struct leak_block *blocks, size_t nblocks,
-			  struct leakroots_range **out, size_t *nout)
+leakroots_glibc_heaps(const char *maps, struct leakroots_reader *r,
+		      struct leakroots_range **out, size_t *nout)
 {
 	char path[4096];
 	struct rvec heaps = { 0 };
-	uint64_t *starts = block_starts(blocks, nblocks);
 	*out = NULL;
 	*nout = 0;
-	if (nblocks && !starts)
-		return -ENOMEM;
 	for (const char *line = maps; line && *line;) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		uint64_t lo, hi;
 		char perms[5] = { 0 };
-		if (parse_line(line, len, &lo, &hi, perms, path,
-			       sizeof(path)) &&
-		    perms[0] == 'r' && perms[1] == 'w' &&
-		    allocator_heap(path, lo, hi, starts, nblocks) &&
-		    push(&heaps, lo, hi)) {
-			free(heaps.v);
-			free(starts);
-			return -ENOMEM;
-		}
+		bool parsed = parse_line(line, len, &lo, &hi, perms, path,
+					 sizeof(path));
 		line = nl ? nl + 1 : NULL;
+		if (!parsed || perms[0] != 'r' || perms[1] != 'w')
+			continue;
+		if (strcmp(path, "[heap]") == 0) {
+			if (push(&heaps, lo, hi))
+				goto nomem;
+			continue;
+		}
+		if (path[0] && strncmp(path, "[anon:", 6) != 0)
+			continue;
+		for (uint64_t a = (lo + GLIBC_HEAP_MAX - 1) & ~(GLIBC_HEAP_MAX - 1);
+		     a >= lo && a < hi; a += GLIBC_HEAP_MAX) {
+			struct glibc_heap_info h;
+			if (leakroots_read(r, a, &h, sizeof(h)) !=
+				    (ssize_t)sizeof(h) ||
+			    !glibc_heap_at(a, hi, &h))
+				continue;
+			uint64_t end = a + h.mprotect_size < hi
+				? a + h.mprotect_size : hi;
+			if (push(&heaps, a, end))
+				goto nomem;
+		}
 	}
-	free(starts);
-	*out = (struct leakroots_range *)heaps.v;
+	*out = heaps.v;
 	*nout = heaps.n;
 	return 0;
+nomem:
+	free(heaps.v);
+	return -ENOMEM;
 }
 
 void

@@ -34,13 +34,6 @@ struct leakroots_range {
 	uint64_t lo, hi;
 };
 
-/* leakroots_from_maps flags. LEAKROOTS_ALLOCATOR_HEAPS: the [heap] and
-   every anonymous mapping a block starts in are the allocator's, not
-   roots (only their blocks are scanned, once reached): memcheck's blocks
-   come from its own arena, so the real allocator's free chunks and their
-   stale contents are nothing it would scan. */
-#define LEAKROOTS_ALLOCATOR_HEAPS 1u
-
 /* The root ranges of a target whose /proc/PID/maps reads MAPS (text, NUL
    terminated), in address order, in *OUT (malloc'd, *NOUT entries; free
    it). A mapping is a root when readable and writable (private or
@@ -56,13 +49,12 @@ struct leakroots_range {
      thread stack pointers SPS[0..NSPS), everything below the lowest such
      SP minus LEAKROOTS_REDZONE. Mappings no SP falls in (cached stacks of
      exited threads...) are scanned whole; file mappings are never cut.
-   - with FLAGS' LEAKROOTS_ALLOCATOR_HEAPS, the allocator's mappings.
    Empty pieces are dropped. Returns 0, or -ENOMEM. */
 int leakroots_from_maps(const char *maps,
 			const struct leakroots_range *exclude, size_t nexclude,
 			const uint64_t *sps, size_t nsps,
 			const struct leak_block *blocks, size_t nblocks,
-			unsigned flags, struct leak_root **out, size_t *nout);
+			struct leak_root **out, size_t *nout);
 
 /* /proc/PID/maps's text into *TEXT (malloc'd, NUL terminated). Returns 0,
    -errno or -ENOMEM. */
@@ -74,7 +66,7 @@ int leakroots_of_pid(pid_t pid,
 		     const struct leakroots_range *exclude, size_t nexclude,
 		     const uint64_t *sps, size_t nsps,
 		     const struct leak_block *blocks, size_t nblocks,
-		     unsigned flags, struct leak_root **out, size_t *nout);
+		     struct leak_root **out, size_t *nout);
 
 /* A leak_read_fn context: the target, and /proc/PID/mem for when
    process_vm_readv is refused. */
@@ -114,12 +106,17 @@ int leakroots_reader_copy(struct leakroots_reader *r, uint64_t lo,
    ADDR + LEN), or NULL when no one copy holds all of it. */
 const void *leakroots_view(void *ctx, uint64_t addr, size_t len);
 
-/* The allocator's mappings (LEAKROOTS_ALLOCATOR_HEAPS) among MAPS for
-   BLOCKS, in address order, into *OUT (malloc'd, *NOUT entries). Returns
-   0 or -ENOMEM. */
-int leakroots_allocator_heaps(const char *maps,
-			      const struct leak_block *blocks, size_t nblocks,
-			      struct leakroots_range **out, size_t *nout);
+/* glibc malloc's own memory among MAPS (read through R): the [heap]
+   (the main arena's chunks, its tcache) and the heaps of the other arenas
+   (64 MiB aligned, each starting with glibc's heap_info, found by reading
+   it), in address order, into *OUT (malloc'd, *NOUT entries). Under
+   memcheck none of it exists (its blocks come from its own arena, which
+   it never scans); natively the free chunks there still hold what the
+   program last wrote, so the caller excludes these from the roots, and
+   reads its blocks there from a copy. Large blocks' own mappings are
+   not listed: they hold nothing but the block. Returns 0 or -ENOMEM. */
+int leakroots_glibc_heaps(const char *maps, struct leakroots_reader *r,
+			  struct leakroots_range **out, size_t *nout);
 
 /* leak_read_fn over a struct leakroots_reader: reads up to LEN bytes at
    ADDR of the target, through process_vm_readv, else pread on

@@ -40,8 +40,7 @@ expect(const char *what, const char *maps,
 {
 	struct leak_root *r;
 	size_t nr;
-	int rc = leakroots_from_maps(maps, ex, nex, sps, nsps, b, nb, 0, &r,
-				     &nr);
+	int rc = leakroots_from_maps(maps, ex, nex, sps, nsps, b, nb, &r, &nr);
 	CHECK(rc == 0, "%s: rc %d", what, rc);
 	if (rc)
 		return;
@@ -377,7 +376,7 @@ test_child(void)
 	}
 	struct leak_root *roots;
 	size_t nroots;
-	rc = leakroots_of_pid(pid, NULL, 0, &sp, 1, b, K_NBLOCKS, 0, &roots,
+	rc = leakroots_of_pid(pid, NULL, 0, &sp, 1, b, K_NBLOCKS, &roots,
 			      &nroots);
 	CHECK(rc == 0 && nroots > 0, "roots: %d, %zu", rc, nroots);
 	if (rc == 0) {

@@ -667,7 +667,7 @@ read_string(pid_t pid, uint64_t addr, char *buf, size_t len)
 static int
 find_r_debug(struct tproc *p)
 {
-	uint64_t phdr, phnum;
+	uint64_t phdr = 0, phnum = 0; /* gcc -O3 cannot see read_auxv sets them */
 	if (read_auxv(p->pid, AT_PHDR, &phdr) || read_auxv(p->pid, AT_PHNUM, &phnum))
 		return -ENOENT;
 	Elf64_Phdr ph[64];

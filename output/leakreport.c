@@ -31,9 +31,11 @@
 #include "output/leakreport.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/u64map.h"
 #include "common/xalloc.h"
 
 struct lr_record {
@@ -43,12 +45,6 @@ struct lr_record {
 	uint64_t bytes;
 	uint64_t indirect;
 	uint64_t nblocks;
-};
-
-struct lr_item {
-	uint64_t key;
-	enum leak_kind kind;
-	size_t index;
 };
 
 /* V with ',' every three digits, in BUF (at least 27 bytes). */
@@ -69,18 +65,6 @@ commas(char *buf, uint64_t v)
 }
 
 static int
-cmp_item(const void *a, const void *b)
-{
-	const struct lr_item *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int
 cmp_record(const void *a, const void *b)
 {
 	const struct lr_record *x = a, *y = b;
@@ -95,37 +79,38 @@ cmp_record(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* The loss records of BLOCKS, sorted. */
+/* The loss records of BLOCKS, sorted. Blocks are grouped by (stack,
+   kind) through a hash table: a million blocks made sorting them the
+   report's cost. */
 static struct lr_record *
 make_records(const struct leak_block *blocks, size_t n,
 	     const struct leakreport_stacks *stacks, size_t *nrec)
 {
-	struct lr_item *items = ht_xcalloc(n ? n : 1, sizeof *items);
 	struct lr_record *rec = ht_xcalloc(n ? n : 1, sizeof *rec);
+	struct u64map group; /* (key, kind) -> record */
 	size_t r = 0;
 
+	u64map_init(&group);
 	for (size_t i = 0; i < n; i++) {
-		items[i].key = stacks->key(stacks->ctx, blocks[i].id);
-		items[i].kind = blocks[i].kind;
-		items[i].index = i;
-	}
-	qsort(items, n, sizeof *items, cmp_item);
-	for (size_t i = 0; i < n; i++) {
-		const struct leak_block *b = &blocks[items[i].index];
-
-		if (i == 0 || items[i].key != items[i - 1].key ||
-		    items[i].kind != items[i - 1].kind) {
-			rec[r].key = items[i].key;
-			rec[r].kind = items[i].kind;
-			rec[r].first = items[i].index;
+		const struct leak_block *b = &blocks[i];
+		uint64_t key = stacks->key(stacks->ctx, b->id);
+		bool fresh;
+		uint64_t *slot = u64map_slot(&group, key * LEAK_N_KINDS + b->kind,
+					     &fresh);
+		if (fresh) {
+			*slot = r;
+			rec[r].key = key;
+			rec[r].kind = b->kind;
+			rec[r].first = i;
 			r++;
 		}
-		rec[r - 1].bytes += b->size;
+		struct lr_record *x = &rec[*slot];
+		x->bytes += b->size;
 		if (b->kind == LEAK_DEFINITE)
-			rec[r - 1].indirect += b->indirect_bytes;
-		rec[r - 1].nblocks++;
+			x->indirect += b->indirect_bytes;
+		x->nblocks++;
 	}
-	free(items);
+	u64map_fini(&group);
 	qsort(rec, r, sizeof *rec, cmp_record);
 	*nrec = r;
 	return rec;

@@ -29,6 +29,7 @@
 
 #include <stdlib.h>
 
+#include "common/kvsort.h"
 #include "common/xalloc.h"
 
 #define MAX_REQUEST 0x7fffffffffffffffULL
@@ -731,27 +732,15 @@ snap_engine_stats(const struct snap_engine *eng)
 
 /* ---- Live blocks (the leak check) ---- */
 
-struct aged_block {
-	struct snap_live_block b;
-	uint32_t age;
-};
-
-static int
-cmp_age(const void *va, const void *vb)
-{
-	const struct aged_block *a = va, *b = vb;
-	if (a->age != b->age)
-		return a->age < b->age ? -1 : 1;
-	return a->b.addr < b->b.addr ? -1 : a->b.addr > b->b.addr;
-}
-
 static void
-aged_push(const struct snap_engine *eng, struct aged_block *v, size_t *n,
-	  const struct block *b)
+live_push(const struct snap_engine *eng, struct snap_live_block *v,
+	  struct ht_kv *order, size_t *n, const struct block *b)
 {
-	v[*n] = (struct aged_block){
-		.b = { .addr = b->addr, .size = b->req, .site = b->site },
-		.age = site_table_age(&eng->sites, b->site),
+	v[*n] = (struct snap_live_block){
+		.addr = b->addr, .size = b->req, .site = b->site,
+	};
+	order[*n] = (struct ht_kv){
+		.key = site_table_age(&eng->sites, b->site), .val = *n,
 	};
 	(*n)++;
 }
@@ -764,17 +753,19 @@ snap_engine_live_blocks(const struct snap_engine *eng,
 	*out = NULL;
 	if (!cap)
 		return 0;
-	struct aged_block *v = ht_xcalloc(cap, sizeof(*v));
+	struct snap_live_block *v = ht_xcalloc(cap, sizeof(*v));
+	struct ht_kv *order = ht_xcalloc(cap, sizeof(*order));
 	for (size_t i = 0; i <= eng->blocks.mask; i++)
 		if (eng->blocks.slots[i].addr)
-			aged_push(eng, v, &n, &eng->blocks.slots[i]);
+			live_push(eng, v, order, &n, &eng->blocks.slots[i]);
 	for (size_t i = 0; i < eng->n_pending; i++)
 		if (eng->pending[i].blk.addr)
-			aged_push(eng, v, &n, &eng->pending[i].blk);
-	qsort(v, n, sizeof(*v), cmp_age);
+			live_push(eng, v, order, &n, &eng->pending[i].blk);
+	ht_kv_sort(order, n);
 	struct snap_live_block *res = ht_xcalloc(n ? n : 1, sizeof(*res));
 	for (size_t i = 0; i < n; i++)
-		res[i] = v[i].b;
+		res[i] = v[order[i].val];
+	free(order);
 	free(v);
 	*out = res;
 	return n;

@@ -14,6 +14,8 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "common/kvsort.h"
+
 #define PAGE 4096ULL
 #define IOV_BATCH 1024 /* remote iovecs per process_vm_readv (IOV_MAX) */
 
@@ -48,6 +50,23 @@ cmp_range(const void *a, const void *b)
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Sorts R by start (a radix sort: R holds every live block). Returns 0
+   or -ENOMEM. */
+static int
+sort_ranges(struct rvec *r)
+{
+	struct ht_kv *kv = malloc(r->n * sizeof(*kv));
+	if (!kv)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n; i++)
+		kv[i] = (struct ht_kv){ .key = r->v[i].lo, .val = r->v[i].hi };
+	ht_kv_sort(kv, r->n);
+	for (size_t i = 0; i < r->n; i++)
+		r->v[i] = (struct leakroots_range){ kv[i].key, kv[i].val };
+	free(kv);
+	return 0;
 }
 
 static int
@@ -192,8 +211,8 @@ leakroots_from_maps(const char *maps,
 	}
 	if (cand.n > 1)
 		qsort(cand.v, cand.n, sizeof(*cand.v), cmp_range);
-	if (holes.n > 1)
-		qsort(holes.v, holes.n, sizeof(*holes.v), cmp_range);
+	if (holes.n > 1 && sort_ranges(&holes))
+		goto out;
 	/* Merged into disjoint sorted holes. */
 	size_t m = 0;
 	for (size_t i = 0; i < holes.n; i++) {

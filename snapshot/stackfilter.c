@@ -284,8 +284,10 @@ memo_make_room(struct stack_filter *f, unsigned n)
 
 /* The memoised filter: KEY is the part of the raw stack the answer
    depends on (every frame the filter may keep). The site, when SITES is
-   not NULL, is the whole stack's: frame 0 lies in the allocation function
-   the call at frame 1 reaches, so the key decides it too. */
+   not NULL, is the whole stack's: the key leaves frame 0 out, and one
+   call can reach several allocation functions (a wrapper tail-calling
+   malloc or realloc), so a remembered site with another frame 0 is not
+   this stack's. */
 static uint32_t
 memo_leaf(struct stack_filter *f, struct xtree *t, struct site_table *sites,
 	  const uint64_t *pcs, unsigned npcs, bool drop_first, uint32_t *site)
@@ -296,7 +298,12 @@ memo_leaf(struct stack_filter *f, struct xtree *t, struct site_table *sites,
 	if (f->memo) {
 		struct stack_memo_slot *s = memo_slot(f, h, key, n);
 		if (s->n) {
+			uint64_t f0;
 			*site = s->site;
+			if (sites && drop_first &&
+			    (site_table_frames(sites, s->site, &f0, 1) != 1 ||
+			     f0 != pcs[0]))
+				*site = site_table_intern(sites, pcs, npcs);
 			return s->leaf;
 		}
 	}

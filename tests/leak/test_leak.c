@@ -5,7 +5,9 @@
    memcheck 3.19's rules (see leak.c's top comment). The test_memcheck_*
    tests replay small C programs that were run under real memcheck, and
    check its LEAK SUMMARY (given in their comments); the programs are at
-   the end of this file, not built (no valgrind needed here). */
+   the end of this file, not built (no valgrind needed here). Then the
+   optional callbacks: a view of copied memory (the same verdicts as the
+   reads alone), and the allocator's own pointers found in roots. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -823,6 +825,407 @@ test_empty(void)
 	TOTAL(LEAK_REACHABLE, 0, 0);
 }
 
+/* ---- leak_input.view ---- */
+
+static int views, views_given;
+/* Regions whose bytes the fake view serves (the others: NULL). */
+static bool view_region[8];
+
+/* The fake copy: a pointer into a region's buffer when it holds all of
+   [ADDR, ADDR + LEN) and is one of those served, else NULL. */
+static const void *
+fake_view(void *ctx, uint64_t addr, size_t len)
+{
+	(void)ctx;
+	views++;
+	struct region *r = region_of(addr);
+	if (!r || !view_region[r - regions] ||
+	    r->len - (size_t)(addr - r->addr) < len)
+		return NULL;
+	views_given++;
+	return r->mem + (addr - r->addr);
+}
+
+struct outcome {
+	struct leak_block b[MAXB];
+	struct leak_totals t;
+	int reads, views, views_given;
+};
+
+/* leak_classify on the current space with VIEW (NULL: reads alone). */
+static void
+classify_into(leak_view_fn view, struct outcome *o)
+{
+	for (size_t i = 0; i < nblocks; i++) {
+		blocks[i].kind = LEAK_REACHABLE;
+		blocks[i].heuristic = LEAK_HEUR_NONE;
+		blocks[i].indirect_bytes = blocks[i].indirect_blocks = 0;
+		blocks[i].parent = 0;
+	}
+	reads = views = views_given = 0;
+	struct leak_input in = {
+		.blocks = blocks, .nblocks = nblocks,
+		.roots = roots, .nroots = nroots,
+		.regs = regs, .nregs = nregs,
+		.read = fake_read, .view = view,
+		.is_vtable = fake_vtable,
+		.heuristics = LEAK_HEUR_ALL,
+	};
+	leak_classify(&in, &o->t);
+	memcpy(o->b, blocks, sizeof(o->b));
+	o->reads = reads;
+	o->views = views;
+	o->views_given = views_given;
+}
+
+/* Every result field of X and Y agree. */
+static void
+same_outcome(const char *what, const struct outcome *x,
+	     const struct outcome *y)
+{
+	for (size_t i = 0; i < nblocks; i++) {
+		const struct leak_block *a = &x->b[i], *b = &y->b[i];
+		CHECK(a->kind == b->kind && a->heuristic == b->heuristic &&
+			      a->indirect_bytes == b->indirect_bytes &&
+			      a->indirect_blocks == b->indirect_blocks &&
+			      a->parent == b->parent,
+		      "%s: block %zu: %s/%s heur %d/%d clique %llu/%llu "
+		      "parent %zu/%zu",
+		      what, i, leak_kind_name(a->kind),
+		      leak_kind_name(b->kind), a->heuristic, b->heuristic,
+		      (unsigned long long)a->indirect_bytes,
+		      (unsigned long long)b->indirect_bytes, a->parent,
+		      b->parent);
+	}
+	CHECK(memcmp(&x->t, &y->t, sizeof(x->t)) == 0,
+	      "%s: totals differ: scanned %llu/%llu unreadable %llu/%llu "
+	      "definite %llu/%llu", what,
+	      (unsigned long long)x->t.scanned_bytes,
+	      (unsigned long long)y->t.scanned_bytes,
+	      (unsigned long long)x->t.unreadable_bytes,
+	      (unsigned long long)y->t.unreadable_bytes,
+	      (unsigned long long)x->t.bytes[LEAK_DEFINITE],
+	      (unsigned long long)y->t.bytes[LEAK_DEFINITE]);
+}
+
+/* A space with every kind of verdict: roots with a hole (an unmapped
+   page) and one larger than a read chunk, blocks reached, possibly
+   reached, through heuristics, cliques and a cycle, a register, a block
+   running past its region's end (read short). The results with a view of
+   every region, and with a view of the heap alone (as the tracer copies
+   only the allocator's heaps), equal those of reads alone; the view is
+   used (fewer reads). */
+static void
+test_view(void)
+{
+	setup();
+	map(DATA2, PAGE_SZ);
+	map(BIG, 200 << 10);
+	next_off = 0;
+	size_t r1 = alloc(32), r2 = alloc(48), p1 = alloc(64), p2 = alloc(16);
+	size_t d1 = alloc(40), i1 = alloc(24), i2 = alloc(72);
+	size_t c1 = alloc(32), c2 = alloc(32);
+	size_t l64 = alloc(48), mi = alloc(32), reg = alloc(16);
+	size_t via_big = alloc(8), lone = alloc(8);
+	/* the last block runs 0x80 bytes past the heap's end */
+	size_t tail = block((64 << 10) - 0x80, 0x100);
+#define AT(i) blocks[i].addr
+	put(DATA2 + 0xff8, AT(r1));	     /* after the hole */
+	put(AT(r1) + 8, AT(r2));	     /* reachable from reachable */
+	put(DATA + 0x10, AT(p1) + 8);	     /* interior: possible */
+	put(AT(p1) + 16, AT(p2));	     /* possible from possible */
+	put(AT(d1), AT(i1) + 4);	     /* clique: interior counts */
+	put(AT(i1) + 8, AT(i2));
+	put(AT(c1), AT(c2));		     /* a lost cycle */
+	put(AT(c2) + 8, AT(c1));
+	put(AT(l64), 40);		     /* length64 */
+	put(DATA + 0x18, AT(l64) + 8);
+	put(AT(mi), VT1);		     /* multipleinheritance */
+	put(AT(mi) + 16, VT2);
+	put(DATA + 0x20, AT(mi) + 16);
+	regs[nregs++] = AT(reg) + 4;	     /* a register: possible */
+	put(BIG + (64 << 10) - 8, AT(via_big)); /* across a chunk boundary */
+	put(AT(tail) + 0x78, AT(lone));	     /* the readable end of TAIL */
+	put(DATA + 0x28, AT(tail));
+#undef AT
+	root(DATA, 3 * PAGE_SZ);
+	root(BIG, 200 << 10);
+
+	struct outcome *o = calloc(3, sizeof(*o));
+	if (!o)
+		exit(EXIT_HARNESS);
+	classify_into(NULL, &o[0]);
+	for (int i = 0; i < 8; i++)
+		view_region[i] = true;
+	classify_into(fake_view, &o[1]);
+	memset(view_region, 0, sizeof(view_region));
+	view_region[0] = true; /* HEAP */
+	classify_into(fake_view, &o[2]);
+
+	/* The read-only path's verdicts, checked by hand first. */
+	memcpy(blocks, o[0].b, sizeof(blocks));
+	KIND(r1, LEAK_REACHABLE);
+	KIND(r2, LEAK_REACHABLE);
+	KIND(p1, LEAK_POSSIBLE);
+	KIND(p2, LEAK_POSSIBLE);
+	KIND(d1, LEAK_DEFINITE);
+	KIND(i1, LEAK_INDIRECT);
+	KIND(i2, LEAK_INDIRECT);
+	KIND(c1, LEAK_DEFINITE);
+	KIND(c2, LEAK_INDIRECT);
+	KIND(l64, LEAK_REACHABLE);
+	KIND(mi, LEAK_REACHABLE);
+	KIND(reg, LEAK_POSSIBLE);
+	KIND(via_big, LEAK_REACHABLE);
+	KIND(tail, LEAK_REACHABLE);
+	KIND(lone, LEAK_REACHABLE);
+	CHECK(o[0].t.unreadable_bytes == PAGE_SZ + 0x80,
+	      "unreadable %llu", (unsigned long long)o[0].t.unreadable_bytes);
+	CHECK(o[0].views == 0, "views without a view");
+
+	same_outcome("view of all", &o[0], &o[1]);
+	same_outcome("view of the heap", &o[0], &o[2]);
+	CHECK(o[1].views_given > 0 && o[1].reads < o[0].reads,
+	      "view of all: %d views given, %d reads (%d without)",
+	      o[1].views_given, o[1].reads, o[0].reads);
+	CHECK(o[2].views_given > 0 && o[2].reads < o[0].reads &&
+		      o[2].reads > o[1].reads,
+	      "view of the heap: %d views given, %d reads", o[2].views_given,
+	      o[2].reads);
+	free(o);
+	memset(view_region, 0, sizeof(view_region));
+}
+
+/* The view's bytes are what the scan sees: with a copy of the heap taken
+   while A still pointed at B (the live heap no longer does), B is
+   reachable; read live, it is lost. */
+static unsigned char *heap_copy;
+
+static const void *
+copy_view(void *ctx, uint64_t addr, size_t len)
+{
+	(void)ctx;
+	views++;
+	uint64_t heap_len = 64 << 10;
+	if (addr < HEAP || addr - HEAP >= heap_len ||
+	    heap_len - (addr - HEAP) < len)
+		return NULL;
+	return heap_copy + (addr - HEAP);
+}
+
+static void
+test_view_is_used(void)
+{
+	setup();
+	size_t a = block(0, 32), b = block(0x100, 32);
+	put(DATA, HEAP);
+	put(HEAP + 8, HEAP + 0x100);
+	root(DATA, PAGE_SZ);
+	heap_copy = malloc(64 << 10);
+	if (!heap_copy)
+		exit(EXIT_HARNESS);
+	memcpy(heap_copy, regions[0].mem, 64 << 10);
+	put(HEAP + 8, 0); /* the live heap changed since the copy */
+	struct outcome o;
+	classify_into(copy_view, &o);
+	CHECK(o.b[a].kind == LEAK_REACHABLE && o.b[b].kind == LEAK_REACHABLE,
+	      "through the copy: %s, %s", leak_kind_name(o.b[a].kind),
+	      leak_kind_name(o.b[b].kind));
+	CHECK(o.views > 0, "no view asked");
+	classify_into(NULL, &o);
+	CHECK(o.b[a].kind == LEAK_REACHABLE && o.b[b].kind == LEAK_DEFINITE,
+	      "live: %s, %s", leak_kind_name(o.b[a].kind),
+	      leak_kind_name(o.b[b].kind));
+	free(heap_copy);
+	heap_copy = NULL;
+}
+
+/* ---- leak_input.allocator_pointer ---- */
+
+struct alloc_call {
+	uint64_t p, lo, size;
+};
+static struct alloc_call alloc_calls[16];
+static int nalloc_calls;
+static void *alloc_ctx_seen;
+static uint64_t claimed[4]; /* pointers the fake allocator owns */
+static int nclaimed;
+static int ctx_marker;
+
+static int
+fake_allocator(void *ctx, uint64_t p, uint64_t lo, uint64_t size)
+{
+	alloc_ctx_seen = ctx;
+	if (nalloc_calls < 16)
+		alloc_calls[nalloc_calls] = (struct alloc_call){ p, lo, size };
+	nalloc_calls++;
+	for (int i = 0; i < nclaimed; i++)
+		if (claimed[i] == p)
+			return 1;
+	return 0;
+}
+
+static void
+run_alloc(void)
+{
+	struct leak_input in = {
+		.blocks = blocks, .nblocks = nblocks,
+		.roots = roots, .nroots = nroots,
+		.regs = regs, .nregs = nregs,
+		.read = fake_read,
+		.allocator_pointer = fake_allocator,
+		.ctx = &ctx_marker,
+		.heuristics = LEAK_HEUR_ALL,
+	};
+	nalloc_calls = 0;
+	alloc_ctx_seen = NULL;
+	leak_classify(&in, &tot);
+}
+
+#define CALLS(n)                                                            \
+	CHECK(nalloc_calls == (n), "%d allocator_pointer calls, want %d",   \
+	      nalloc_calls, (n))
+
+/* An interior pointer in a root or a register that the allocator claims
+   is no reference: a block reached only by it is definitely lost (and is
+   asked about with the pointer, the block's start and size, and the
+   input's ctx); unclaimed, the same pointer makes it possibly lost. A
+   claimed pointer that a heuristic would have taken is ignored too. */
+static void
+test_allocator_pointer_roots(void)
+{
+	for (int claim = 0; claim < 2; claim++) {
+		setup();
+		size_t a = block(0x40, 48);
+		put(DATA + 0x100, HEAP + 0x40 + 32);
+		root(DATA, PAGE_SZ);
+		nclaimed = 0;
+		if (claim)
+			claimed[nclaimed++] = HEAP + 0x40 + 32;
+		run_alloc();
+		KIND(a, claim ? LEAK_DEFINITE : LEAK_POSSIBLE);
+		CALLS(1);
+		CHECK(alloc_calls[0].p == HEAP + 0x40 + 32 &&
+			      alloc_calls[0].lo == HEAP + 0x40 &&
+			      alloc_calls[0].size == 48,
+		      "asked about %#llx in %#llx+%llu",
+		      (unsigned long long)alloc_calls[0].p,
+		      (unsigned long long)alloc_calls[0].lo,
+		      (unsigned long long)alloc_calls[0].size);
+		CHECK(alloc_ctx_seen == &ctx_marker, "ctx %p", alloc_ctx_seen);
+		TOTAL(LEAK_DEFINITE, claim ? 48 : 0, claim ? 1 : 0);
+
+		/* the same pointer in a register */
+		setup();
+		a = block(0x40, 48);
+		regs[nregs++] = HEAP + 0x40 + 32;
+		run_alloc();
+		KIND(a, claim ? LEAK_DEFINITE : LEAK_POSSIBLE);
+		CALLS(1);
+
+		/* length64 would take it */
+		setup();
+		size_t l = block(0x200, 48);
+		put(HEAP + 0x200, 40);
+		put(DATA, HEAP + 0x200 + 8);
+		root(DATA, PAGE_SZ);
+		nclaimed = 0;
+		if (claim)
+			claimed[nclaimed++] = HEAP + 0x200 + 8;
+		run_alloc();
+		KIND(l, claim ? LEAK_DEFINITE : LEAK_REACHABLE);
+		CHECK(blocks[l].heuristic ==
+			      (claim ? LEAK_HEUR_NONE : LEAK_HEUR_LENGTH64),
+		      "heuristic %s",
+		      leak_heuristic_name(blocks[l].heuristic));
+		CALLS(1);
+	}
+	nclaimed = 0;
+}
+
+/* Only interior pointers found in roots and registers are asked about:
+   never start pointers (even one the allocator would claim), pointers
+   into no block, nor anything found inside blocks, whether reachable or
+   in a lost clique. The claimed pointer found inside a reachable block
+   still makes its target possibly lost; found inside a lost block, it
+   still gathers its target into the clique. */
+static void
+test_allocator_pointer_blocks(void)
+{
+	/* a start pointer, claimed or not, and words pointing at no block */
+	setup();
+	size_t a = block(0x40, 48);
+	put(DATA, HEAP + 0x40);
+	put(DATA + 8, HEAP + 0x4000);
+	put(DATA + 16, 0x1234);
+	root(DATA, PAGE_SZ);
+	regs[nregs++] = HEAP + 0x40;
+	regs[nregs++] = HEAP + 0x70; /* past A's end (0x70 = 0x40 + 48) */
+	nclaimed = 0;
+	claimed[nclaimed++] = HEAP + 0x40;
+	run_alloc();
+	KIND(a, LEAK_REACHABLE);
+	CALLS(0);
+
+	/* B reachable holds the claimed pointer into A: A possible, and
+	   the allocator never asked */
+	setup();
+	a = block(0x40, 48);
+	size_t b = block(0x100, 32);
+	put(DATA, HEAP + 0x100);
+	put(HEAP + 0x108, HEAP + 0x40 + 32);
+	root(DATA, PAGE_SZ);
+	nclaimed = 0;
+	claimed[nclaimed++] = HEAP + 0x40 + 32;
+	run_alloc();
+	KIND(b, LEAK_REACHABLE);
+	KIND(a, LEAK_POSSIBLE);
+	CALLS(0);
+
+	/* in a root (ignored) and in B (counted): A possible, one call */
+	setup();
+	a = block(0x40, 48);
+	b = block(0x100, 32);
+	put(DATA, HEAP + 0x40 + 32);
+	put(DATA + 8, HEAP + 0x100);
+	put(HEAP + 0x108, HEAP + 0x40 + 32);
+	root(DATA, PAGE_SZ);
+	run_alloc();
+	KIND(b, LEAK_REACHABLE);
+	KIND(a, LEAK_POSSIBLE);
+	CALLS(1);
+
+	/* the same from a block reached through a register */
+	setup();
+	a = block(0x40, 48);
+	b = block(0x100, 32);
+	regs[nregs++] = HEAP + 0x40 + 32;
+	regs[nregs++] = HEAP + 0x100;
+	put(HEAP + 0x108, HEAP + 0x40 + 32);
+	run_alloc();
+	KIND(a, LEAK_POSSIBLE);
+	CALLS(1);
+
+	/* L lost (its only pointer claimed) holds the claimed pointer
+	   into C: C joins L's clique, asked about once (the root) */
+	setup();
+	size_t l = block(0x40, 48), c = block(0x200, 64);
+	put(DATA, HEAP + 0x40 + 32);
+	put(HEAP + 0x40, HEAP + 0x200 + 16);
+	root(DATA, PAGE_SZ);
+	nclaimed = 0;
+	claimed[nclaimed++] = HEAP + 0x40 + 32;
+	claimed[nclaimed++] = HEAP + 0x200 + 16;
+	run_alloc();
+	KIND(l, LEAK_DEFINITE);
+	KIND(c, LEAK_INDIRECT);
+	CHECK(blocks[l].indirect_bytes == 64 && blocks[c].parent == l,
+	      "clique %llu, parent %zu",
+	      (unsigned long long)blocks[l].indirect_bytes, blocks[c].parent);
+	CALLS(1);
+	nclaimed = 0;
+}
+
 int
 main(void)
 {
@@ -849,6 +1252,10 @@ main(void)
 	test_memcheck_program();
 	test_memcheck_cycles();
 	test_memcheck_heuristics();
+	test_view();
+	test_view_is_used();
+	test_allocator_pointer_roots();
+	test_allocator_pointer_blocks();
 	reset();
 	if (failures) {
 		fprintf(stderr, "%d failure(s)\n", failures);

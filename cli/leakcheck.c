@@ -215,6 +215,33 @@ allocator_memory(struct check *c, const char *maps,
 	return 0;
 }
 
+/* The verdicts summed per allocation site, for the profile's .sites. */
+static void
+by_site(struct leakcheck_result *res, const struct leak_block *blocks,
+	size_t n)
+{
+	u64map_init(&res->rows);
+	res->by_site = ht_xcalloc(n ? n : 1, sizeof(*res->by_site));
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_live_block *b = blocks[i].id;
+		bool fresh;
+		uint64_t *row = u64map_slot(&res->rows, b->site, &fresh);
+		if (fresh)
+			*row = res->n_rows++;
+		res->by_site[*row][blocks[i].kind] += blocks[i].size;
+	}
+}
+
+void
+leakcheck_result_fini(struct leakcheck_result *res)
+{
+	if (res->by_site)
+		u64map_fini(&res->rows);
+	free(res->by_site);
+	res->by_site = NULL;
+	res->n_rows = 0;
+}
+
 static uint64_t
 now_us(void)
 {
@@ -278,6 +305,7 @@ leakcheck_run(const struct ht_options *opt, pid_t pid,
 		.heuristics = LEAK_HEUR_ALL,
 	};
 	leak_classify(&in, &res->totals);
+	by_site(res, blocks, n);
 	uint64_t t2 = now_us();
 	res->done = true;
 	report(&c, pid, blocks, n, res);

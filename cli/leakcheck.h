@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "common/options.h"
+#include "common/u64map.h"
 #include "common/symbolizer.h"
 #include "snapshot/leak.h"
 #include "snapshot/snapshot.h"
@@ -24,7 +25,15 @@ struct leakcheck_result {
 	bool done;
 	struct leak_totals totals;
 	uint64_t errors;
+	/* Bytes of each kind per allocation site: row *u64map_get(&rows,
+	   SITE) of BY_SITE, columns in enum leak_kind order. */
+	struct u64map rows;
+	uint64_t (*by_site)[LEAK_N_KINDS];
+	size_t n_rows;
 };
+
+/* Frees what RES holds (after leakcheck_run; a zeroed RES is fine). */
+void leakcheck_result_fini(struct leakcheck_result *res);
 
 /* Checks process PID, stopped as VIEW describes, whose live blocks ENG
    holds and whose code SYM names, with OPT's leak options; GLIBC when its

@@ -18,6 +18,7 @@
 #include "common/u64map.h"
 #include "common/xalloc.h"
 #include "output/output.h"
+#include "output/sites.h"
 #include "leakcheck.h"
 #include "snapshot_ack.h"
 #include "snapshot/extra.h"
@@ -106,6 +107,7 @@ profile_free(struct profile *pr)
 	if (!pr)
 		return;
 	snap_engine_free(pr->eng);
+	leakcheck_result_fini(&pr->leak);
 	sym_session_free(pr->ss);
 	sym_table_free(pr->no_symbols);
 	for (size_t i = 0; i < pr->argc; i++)
@@ -451,6 +453,54 @@ profile_header(const struct profiler *prof, const struct profile *pr)
 	};
 }
 
+/* out_sites_leak's site_bytes over a profile's leak check. */
+static bool
+leak_site_bytes(void *ctx, uint32_t site, uint64_t bytes[OUT_SITES_KINDS])
+{
+	const struct leakcheck_result *r = ctx;
+	const uint64_t *row = u64map_get(&r->rows, site);
+	if (!row)
+		return false;
+	static const enum leak_kind order[OUT_SITES_KINDS] = {
+		LEAK_DEFINITE, LEAK_INDIRECT, LEAK_POSSIBLE, LEAK_REACHABLE,
+	};
+	for (int k = 0; k < OUT_SITES_KINDS; k++)
+		bytes[k] = r->by_site[*row][order[k]];
+	return true;
+}
+
+/* The per-site statistics beside the profile at PATH, when that is a
+   regular file (not /dev/null, a pipe): PATH.sites. */
+static void
+write_sites(struct profiler *prof, const struct profile *pr, const char *path,
+	    const struct out_header *h)
+{
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	struct out_sites_leak leak = { .ctx = (void *)&pr->leak,
+				       .site_bytes = leak_site_bytes };
+	static const enum leak_kind order[OUT_SITES_KINDS] = {
+		LEAK_DEFINITE, LEAK_INDIRECT, LEAK_POSSIBLE, LEAK_REACHABLE,
+	};
+	if (pr->leak.done) {
+		leak.mode = prof->opt->leak_check == HT_LEAK_CHECK_FULL
+			? "full" : "summary";
+		for (int k = 0; k < OUT_SITES_KINDS; k++) {
+			leak.bytes[k] = pr->leak.totals.bytes[order[k]];
+			leak.blocks[k] = pr->leak.totals.blocks[order[k]];
+		}
+	}
+	char *sites = out_sites_path(path);
+	int rc = out_sites_write(sites, pr->pid, h, pr->eng, &pr->sym,
+				 pr->leak.done ? &leak : NULL);
+	if (rc) {
+		ht_error("cannot write %s: %s", sites, ht_strerror(rc));
+		prof->write_failures++;
+	}
+	free(sites);
+}
+
 static void
 write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 {
@@ -464,8 +514,10 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 	if (rc) {
 		ht_error("cannot write %s: %s", path, ht_strerror(rc));
 		prof->write_failures++;
-	} else if (!prof->opt->quiet) {
-		note_written(prof, pr, path, backend);
+	} else {
+		write_sites(prof, pr, path, &h);
+		if (!prof->opt->quiet)
+			note_written(prof, pr, path, backend);
 	}
 	if (prof->opt->stats)
 		print_stats(pr);

@@ -230,6 +230,7 @@ attempt_peak(struct snap_engine *eng)
 	eng->peak_total = total;
 	eng->peak_limit = peak_limit(eng, total);
 	eng->stats.peaks_taken++;
+	site_table_peak(&eng->sites);
 	take(eng, SNAP_PEAK, now(eng));
 }
 
@@ -340,6 +341,7 @@ release(struct snap_engine *eng, const struct block *b)
 {
 	struct snap_extra_block x = block_extra(eng, b);
 	snap_extra_release(eng->extra_model, &x);
+	site_table_release(&eng->sites, b->site, b->req);
 	eng->stats.frees++;
 	eng->stats.live_blocks--;
 	if (!b->leaf)
@@ -407,6 +409,7 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 	/* Ignored (leaf 0): the block is remembered so that its free and
 	   reallocs are recognised, but it counts nowhere. */
 	block_table_insert(&eng->blocks, &b);
+	site_table_alloc(&eng->sites, b.site, ev->size);
 	eng->stats.allocs++;
 	eng->stats.live_blocks++;
 	eng->stats.usage_allocs++;
@@ -476,6 +479,8 @@ realloc_block(struct snap_engine *eng, struct block *b,
 	else
 		site = site_table_intern(&eng->sites, ev->pcs, ev->npcs);
 	/* memcheck: the block now belongs to the realloc's stack. */
+	site_table_release(&eng->sites, b->site, old_req);
+	site_table_alloc(&eng->sites, site, ev->size);
 	b->site = site;
 	eng->stats.usage_allocs++;
 	eng->stats.usage_frees++;
@@ -647,6 +652,22 @@ event_counts(const struct snap_engine *eng, const struct ht_event *ev)
 	return false;
 }
 
+/* heaptrack's temporary allocation: freed by the very next allocator call
+   the process makes after its own. */
+static void
+note_temporary(struct snap_engine *eng, const struct ht_event *ev)
+{
+	if (ev->kind != HT_EV_ALLOC && ev->kind != HT_EV_FREE &&
+	    ev->kind != HT_EV_REALLOC)
+		return;
+	if (ev->kind == HT_EV_FREE && ev->addr && ev->addr == eng->last_alloc) {
+		const struct block *b = block_table_find(&eng->blocks, ev->addr);
+		if (b)
+			site_table_temporary(&eng->sites, b->site);
+	}
+	eng->last_alloc = ev->kind == HT_EV_FREE ? 0 : ev->addr;
+}
+
 void
 snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 {
@@ -655,6 +676,7 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 		return;
 	if (ev->time > eng->clock)
 		eng->clock = ev->time;
+	note_temporary(eng, ev);
 	switch (ev->kind) {
 	case HT_EV_ALLOC:
 		do_alloc(eng, ev);
@@ -776,4 +798,28 @@ snap_engine_site_frames(const struct snap_engine *eng, uint32_t site,
 			uint64_t *out, unsigned max)
 {
 	return site_table_frames(&eng->sites, site, out, max);
+}
+
+size_t
+snap_engine_sites(const struct snap_engine *eng, struct snap_site **out)
+{
+	const struct site_table *st = &eng->sites;
+	struct snap_site *v = ht_xcalloc(st->n_sites + 1, sizeof(*v));
+	size_t n = 0;
+	for (uint32_t age = 1; age <= st->n_sites; age++) {
+		const struct site_stats *s = &st->stats[age];
+		if (!s->calls)
+			continue;
+		v[n++] = (struct snap_site){
+			.site = s->node,
+			.calls = s->calls,
+			.allocated = s->allocated,
+			.peak = site_table_peak_bytes(st, s),
+			.leaked = s->live,
+			.leaked_blocks = s->live_blocks,
+			.temporary = s->temporary,
+		};
+	}
+	*out = v;
+	return n;
 }

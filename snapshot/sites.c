@@ -44,6 +44,7 @@ site_table_fini(struct site_table *st)
 {
 	free(st->nodes);
 	free(st->index);
+	free(st->stats);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -55,6 +56,10 @@ site_table_copy(struct site_table *dst, const struct site_table *src)
 				      sizeof(*src->nodes));
 	dst->index = ht_xmemdup_array(src->index, src->index_mask + 1,
 				      src->index_mask + 1, sizeof(*src->index));
+	dst->stats = src->stats
+		? ht_xmemdup_array(src->stats, src->n_sites + 1, src->cap_stats,
+				   sizeof(*src->stats))
+		: NULL;
 }
 
 /* Doubles the index once it is half full. */
@@ -104,8 +109,14 @@ site_table_intern(struct site_table *st, const uint64_t *pcs, unsigned n)
 	uint32_t node = 0;
 	for (unsigned i = n; i-- > 0;)
 		node = child(st, node, pcs[i]);
-	if (node && !st->nodes[node].age)
+	if (node && !st->nodes[node].age) {
 		st->nodes[node].age = ++st->n_sites;
+		ht_xgrow((void **)&st->stats, &st->cap_stats, st->n_sites + 1,
+			 sizeof(*st->stats));
+		st->stats[st->n_sites] = (struct site_stats){
+			.node = node, .peak_epoch = st->peak_epoch,
+		};
+	}
 	return node;
 }
 
@@ -124,4 +135,71 @@ uint32_t
 site_table_age(const struct site_table *st, uint32_t site)
 {
 	return site && site < st->n ? st->nodes[site].age : 0;
+}
+
+/* ---- What happened at each site ----
+   A site's bytes at the peak are kept without a pass over all sites at
+   each peak: a site remembers its live bytes as of the last peak it saw
+   the moment they first change after a newer one, so each event costs
+   one comparison whatever the number of sites and peaks. */
+
+static struct site_stats *
+stats_of(struct site_table *st, uint32_t site)
+{
+	uint32_t age = site_table_age(st, site);
+	return age ? &st->stats[age] : NULL;
+}
+
+/* LIVE changes by D bytes and DB blocks. */
+static void
+live_change(struct site_table *st, struct site_stats *s, int64_t d,
+	    int64_t db)
+{
+	if (s->peak_epoch != st->peak_epoch) {
+		s->peak_live = s->live;
+		s->peak_epoch = st->peak_epoch;
+	}
+	s->live += (uint64_t)d;
+	s->live_blocks += (uint64_t)db;
+}
+
+void
+site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes)
+{
+	struct site_stats *s = stats_of(st, site);
+	if (!s)
+		return;
+	s->calls++;
+	s->allocated += bytes;
+	live_change(st, s, (int64_t)bytes, 1);
+}
+
+void
+site_table_release(struct site_table *st, uint32_t site, uint64_t bytes)
+{
+	struct site_stats *s = stats_of(st, site);
+	if (s)
+		live_change(st, s, -(int64_t)bytes, -1);
+}
+
+void
+site_table_temporary(struct site_table *st, uint32_t site)
+{
+	struct site_stats *s = stats_of(st, site);
+	if (s)
+		s->temporary++;
+}
+
+void
+site_table_peak(struct site_table *st)
+{
+	st->peak_epoch++;
+}
+
+uint64_t
+site_table_peak_bytes(const struct site_table *st, const struct site_stats *s)
+{
+	if (!st->peak_epoch)
+		return s->live;
+	return s->peak_epoch == st->peak_epoch ? s->peak_live : s->live;
 }

@@ -56,12 +56,24 @@ struct site_node {
 			  first-seen order (memcheck's stack age) */
 };
 
+/* What happened at one site over the run (docs/sites-format.md). */
+struct site_stats {
+	uint32_t node;           /* the site's node */
+	uint32_t peak_epoch;     /* PEAK_LIVE is as of this peak */
+	uint64_t calls, allocated, temporary;
+	uint64_t live, live_blocks;
+	uint64_t peak_live;      /* LIVE when peak PEAK_EPOCH was taken */
+};
+
 struct site_table {
 	struct site_node *nodes; /* node 0 is the root */
 	size_t n, cap;
 	uint32_t *index;         /* open-addressed (parent, pc) -> node; 0 empty */
 	size_t index_mask;
 	uint32_t n_sites;        /* stacks seen so far */
+	struct site_stats *stats; /* by age, 1..n_sites */
+	size_t cap_stats;
+	uint32_t peak_epoch;     /* peaks taken so far */
 };
 
 void site_table_init(struct site_table *st);
@@ -77,6 +89,19 @@ unsigned site_table_frames(const struct site_table *st, uint32_t site,
 			   uint64_t *out, unsigned max);
 /* SITE's rank in first-seen order (1 for the first stack), 0 if none. */
 uint32_t site_table_age(const struct site_table *st, uint32_t site);
+/* A call from SITE allocated BYTES, live from now on. */
+void site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes);
+/* A block of SITE holding BYTES was released. */
+void site_table_release(struct site_table *st, uint32_t site,
+			uint64_t bytes);
+/* A block of SITE was freed by the next allocator call after its own. */
+void site_table_temporary(struct site_table *st, uint32_t site);
+/* A peak snapshot is taken now: every site's live bytes are its peak
+   bytes until the next one. */
+void site_table_peak(struct site_table *st);
+/* S's live bytes at the last peak (at the end when none was taken). */
+uint64_t site_table_peak_bytes(const struct site_table *st,
+			       const struct site_stats *s);
 
 /* ---- Stack filter (stackfilter.c) ---- */
 /* One remembered stack: the raw frames POOL[OFF..OFF+N) (frame 0 left
@@ -256,6 +281,8 @@ struct snap_engine {
 	size_t n_pending, cap_pending;
 
 	uint64_t heap, extra, stacks; /* live counters */
+	uint64_t last_alloc;          /* the block of the last allocator call
+					 when it allocated one, else 0 */
 	uint64_t btime;               /* bytes allocated + freed */
 	uint64_t clock;               /* external clock (ms, i) */
 	bool started;

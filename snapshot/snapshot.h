@@ -122,6 +122,24 @@ struct snap_live_block {
    age order (the order their stacks were first seen). Returns how many. */
 size_t snap_engine_live_blocks(const struct snap_engine *eng,
 			       struct snap_live_block **out);
+/* What happened at one allocation site (one whole stack) over the run:
+   heaptrack's figures (docs/sites-format.md). */
+struct snap_site {
+	uint32_t site;        /* for snap_engine_site_frames */
+	uint64_t calls;       /* allocating calls made from it */
+	uint64_t allocated;   /* bytes they asked for */
+	uint64_t peak;        /* its bytes live at the last peak snapshot (at
+				 the end when there is none) */
+	uint64_t leaked;      /* its bytes live now */
+	uint64_t leaked_blocks;
+	uint64_t temporary;   /* its blocks freed by the next allocator call */
+};
+
+/* ENG's sites that made at least one call, in first-seen order, into
+   *OUT (malloc'd, to be freed). Returns how many. */
+size_t snap_engine_sites(const struct snap_engine *eng,
+			 struct snap_site **out);
+
 /* The frames of SITE, innermost first (frame 0 inside the allocation
    function, then return addresses minus one), into OUT (room for MAX).
    Returns how many. */

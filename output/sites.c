@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The .sites file (docs/sites-format.md). Frames are written as names and
+   places, not only addresses, so that the file is read without the
+   program: `report` and `diff` run after the process is gone, and `diff`
+   matches sites across runs whose addresses differ. */
+#include "output/sites.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+#define MAX_FRAMES 256 /* per site; a deeper stack is cut (said in a comment) */
+
+static const char *const kind_names[OUT_SITES_KINDS] = {
+	"definite", "indirect", "possible", "reachable",
+};
+
+char *
+out_sites_path(const char *path)
+{
+	return ht_xasprintf("%s.sites", path);
+}
+
+/* fprintf's result as 0 or -errno. */
+static int
+emit(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+emit(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vfprintf(f, fmt, ap);
+	va_end(ap);
+	return n < 0 ? -(errno ? errno : EIO) : 0;
+}
+
+/* One "frame:" line from Massif's description of PC ("fn (file:line)",
+   "fn (in /obj)", "???"): the name, a TAB, then the place. */
+static int
+frame_line(FILE *f, uint64_t pc, const char *desc)
+{
+	size_t len = strlen(desc), name_len = len;
+	const char *place = "";
+	size_t place_len = 0;
+	/* the place is the last " (...)" ending the line: a C++ name has
+	   parentheses of its own, but none after a blank */
+	const char *open = NULL;
+	for (const char *p = strstr(desc, " ("); p; p = strstr(p + 1, " ("))
+		open = p;
+	if (open && len > 0 && desc[len - 1] == ')') {
+		name_len = (size_t)(open - desc);
+		place = open + 2;
+		place_len = len - name_len - 3;
+		if (strncmp(place, "in ", 3) == 0) {
+			place = open + 1; /* keep "(in /obj)" whole */
+			place_len += 2;
+		}
+	}
+	return emit(f, "frame: 0x%llX %.*s\t%.*s\n", (unsigned long long)pc,
+		    (int)name_len, desc, (int)place_len, place);
+}
+
+static int
+site_frames(FILE *f, const struct snap_engine *eng,
+	    const struct ht_symbolizer *sym, uint32_t site, uint64_t *pcs)
+{
+	unsigned n = snap_engine_site_frames(eng, site, pcs, MAX_FRAMES);
+	int rc = 0;
+	for (unsigned i = 0; !rc && i < n; i++) {
+		const char *lines[HT_MAX_INLINE];
+		unsigned nl = sym->describe(sym->ctx, pcs[i], lines,
+					    HT_MAX_INLINE);
+		for (unsigned l = 0; !rc && l < nl; l++)
+			rc = frame_line(f, pcs[i], lines[l]);
+	}
+	return rc;
+}
+
+static int
+write_header(FILE *f, long pid, const struct out_header *h,
+	     const struct snap_engine *eng)
+{
+	int rc = emit(f, "heaptrace-sites: 1\npid: %ld\ncmd:", pid);
+	for (size_t i = 0; !rc && i < h->cmd_argc; i++)
+		rc = emit(f, " %s", h->cmd_argv[i]);
+	if (!rc)
+		rc = emit(f, "\ntime_unit: %s\n",
+			  ht_time_unit_name(h->time_unit));
+	long peak = snap_engine_peak_index(eng);
+	const struct snap_snapshot *s =
+		peak >= 0 ? snap_engine_snapshot(eng, (size_t)peak) : NULL;
+	if (!rc)
+		rc = emit(f, "peak: snapshot=%ld time=%llu heap=%llu\n", peak,
+			  (unsigned long long)(s ? s->time : 0),
+			  (unsigned long long)(s ? s->heap : 0));
+	return rc;
+}
+
+static int
+write_totals(FILE *f, const struct snap_site *v, size_t n)
+{
+	uint64_t calls = 0, allocated = 0, temporary = 0, leaked = 0,
+		 leaked_blocks = 0;
+	for (size_t i = 0; i < n; i++) {
+		calls += v[i].calls;
+		allocated += v[i].allocated;
+		temporary += v[i].temporary;
+		leaked += v[i].leaked;
+		leaked_blocks += v[i].leaked_blocks;
+	}
+	return emit(f,
+		    "totals: sites=%zu calls=%llu allocated=%llu temporary=%llu "
+		    "leaked=%llu leaked_blocks=%llu\n",
+		    n, (unsigned long long)calls,
+		    (unsigned long long)allocated,
+		    (unsigned long long)temporary, (unsigned long long)leaked,
+		    (unsigned long long)leaked_blocks);
+}
+
+static int
+write_leak_summary(FILE *f, const struct out_sites_leak *leak)
+{
+	int rc = emit(f, "leak_check: %s", leak->mode);
+	for (int k = 0; !rc && k < OUT_SITES_KINDS; k++)
+		rc = emit(f, " %s=%llu/%llu", kind_names[k],
+			  (unsigned long long)leak->bytes[k],
+			  (unsigned long long)leak->blocks[k]);
+	return rc ? rc : emit(f, "\n");
+}
+
+static int
+write_site(FILE *f, size_t id, const struct snap_site *s,
+	   const struct out_sites_leak *leak)
+{
+	int rc = emit(f,
+		      "site: %zu calls=%llu allocated=%llu peak=%llu "
+		      "leaked=%llu leaked_blocks=%llu temporary=%llu",
+		      id, (unsigned long long)s->calls,
+		      (unsigned long long)s->allocated,
+		      (unsigned long long)s->peak,
+		      (unsigned long long)s->leaked,
+		      (unsigned long long)s->leaked_blocks,
+		      (unsigned long long)s->temporary);
+	uint64_t bytes[OUT_SITES_KINDS] = { 0 };
+	if (!rc && leak && leak->site_bytes(leak->ctx, s->site, bytes))
+		for (int k = 0; !rc && k < OUT_SITES_KINDS; k++)
+			rc = emit(f, " %s=%llu", kind_names[k],
+				  (unsigned long long)bytes[k]);
+	return rc ? rc : emit(f, "\n");
+}
+
+int
+out_sites_fprint(FILE *f, long pid, const struct out_header *h,
+		 const struct snap_engine *eng, const struct ht_symbolizer *sym,
+		 const struct out_sites_leak *leak)
+{
+	struct snap_site *v;
+	size_t n = snap_engine_sites(eng, &v);
+	uint64_t *pcs = ht_xcalloc(MAX_FRAMES, sizeof(*pcs));
+	int rc = write_header(f, pid, h, eng);
+	if (!rc)
+		rc = write_totals(f, v, n);
+	if (!rc && leak)
+		rc = write_leak_summary(f, leak);
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = write_site(f, i + 1, &v[i], leak);
+		if (!rc)
+			rc = site_frames(f, eng, sym, v[i].site, pcs);
+	}
+	if (!rc && fflush(f))
+		rc = -(errno ? errno : EIO);
+	free(pcs);
+	free(v);
+	return rc;
+}
+
+struct sites_job {
+	long pid;
+	const struct out_header *h;
+	const struct snap_engine *eng;
+	const struct ht_symbolizer *sym;
+	const struct out_sites_leak *leak;
+};
+
+static int
+fill_sites(FILE *f, void *arg)
+{
+	const struct sites_job *j = arg;
+	return out_sites_fprint(f, j->pid, j->h, j->eng, j->sym, j->leak);
+}
+
+int
+out_sites_write(const char *path, long pid, const struct out_header *h,
+		const struct snap_engine *eng, const struct ht_symbolizer *sym,
+		const struct out_sites_leak *leak)
+{
+	struct sites_job j = {
+		.pid = pid, .h = h, .eng = eng, .sym = sym, .leak = leak,
+	};
+	return out_file_write(path, fill_sites, &j);
+}

@@ -494,10 +494,10 @@ write_sites(struct profiler *prof, const struct profile *pr, const char *path,
 	char *sites = out_sites_path(path);
 	int rc = out_sites_write(sites, pr->pid, h, pr->eng, &pr->sym,
 				 pr->leak.done ? &leak : NULL);
-	if (rc) {
-		ht_error("cannot write %s: %s", sites, ht_strerror(rc));
-		prof->write_failures++;
-	}
+	/* the profile itself is written: a warning, not a failure */
+	if (rc)
+		ht_warn("cannot write %s: %s (heaptrace report will have no "
+			"per-site figures)", sites, ht_strerror(rc));
 	free(sites);
 }
 

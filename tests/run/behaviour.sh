@@ -297,7 +297,7 @@ out-file-checked)
 	[ -s "$tmp/ok.err" ] && fail "writable: stderr: $(head -n 3 "$tmp/ok.err")"
 	pid=$(cat "$tmp/ok.out")
 	[ -f "$tmp/ok/p.xyz.$pid" ] || fail "writable: no p.xyz.$pid: $(ls -A "$tmp/ok")"
-	left=$(ls -A "$tmp/ok" | grep -v "^p\.xyz\.$pid\$\|^marker\$")
+	left=$(ls -A "$tmp/ok" | grep -v "^p\.xyz\.$pid\(\.sites\)\?\$\|^marker\$")
 	[ -z "$left" ] && [ -z "$(ls -A "$tmp/adir")" ] ||
 		fail "files left behind: $left $(ls -A "$tmp/adir")"
 	;;

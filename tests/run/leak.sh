@@ -185,6 +185,7 @@ expect_vg() {
 profile_pids() {
 	local f
 	for f in "$tmp/$1.ht"/m.*; do
+		case $f in *.sites) continue ;; esac # statistics, not profiles
 		[ -e "$f" ] && echo "${f##*/m.}"
 	done | sort -n
 }

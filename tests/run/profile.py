@@ -67,7 +67,9 @@ def pid_max():
 
 
 def cmd_list(d):
-    names = [n for n in os.listdir(d) if n.startswith("massif.")]
+    # (each profile's per-site statistics, PROFILE.sites, are no profile)
+    names = [n for n in os.listdir(d)
+             if n.startswith("massif.") and not n.endswith(".sites")]
     names.sort(key=lambda n: (pid_of(n), n))
     # The pids of one run lie close together on the circle 0..pid_max; the
     # run starts after the largest gap between consecutive pids.

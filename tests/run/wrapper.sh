@@ -82,7 +82,7 @@ ht() {
 # files NAME COUNT: NAME wrote COUNT profiles; prints them.
 files() {
 	local got
-	got=$(find "$tmp/$1" -name 'massif.out.*' | wc -l)
+	got=$(find "$tmp/$1" -name 'massif.out.*' ! -name '*.sites' | wc -l)
 	[ "$got" -eq "$2" ] || { fail "$1: $got profiles, not $2"; ls "$tmp/$1"; }
 }
 
@@ -150,12 +150,12 @@ children-yes)
 c-wrapper)
 	ht cw -q -- "$wrapexec" 1000 "$wrapped"
 	files cw 1
-	is_wrapped "$(find "$tmp/cw" -name 'massif.out.*')"
+	is_wrapped "$(find "$tmp/cw" -name 'massif.out.*' ! -name '*.sites')"
 	;;
 not-wrapper)
 	ht nw -- "$wrapexec" 3000000 "$wrapped"
 	files nw 1
-	f=$(find "$tmp/nw" -name 'massif.out.*')
+	f=$(find "$tmp/nw" -name 'massif.out.*' ! -name '*.sites')
 	is_shell "$f"
 	grep -qx "cmd: $wrapexec 3000000 $wrapped" "$f" || fail "not-wrapper: $(grep '^cmd:' "$f")"
 	python3 "$profile_py" check "$f" max-heap=3000000 || fail "not-wrapper: peak"
@@ -165,7 +165,7 @@ not-wrapper)
 	# Today's --trace-children=yes: the exec'd program replaces it.
 	ht nwy -q --trace-children=yes -- "$wrapexec" 3000000 "$wrapped"
 	files nwy 1
-	is_wrapped "$(find "$tmp/nwy" -name 'massif.out.*')"
+	is_wrapped "$(find "$tmp/nwy" -name 'massif.out.*' ! -name '*.sites')"
 	;;
 follow-exec-no)
 	ht no --follow-exec=no -- "$tmp/shim.sh" "$wrapped"
@@ -195,13 +195,14 @@ fork-exec)
 	files fe 2
 	hints fe 0
 	for f in "$tmp"/fe/massif.out.*; do
+		case $f in *.sites) continue ;; esac
 		if grep -qx "cmd: $wrapped" "$f"; then
 			is_wrapped "$f"
 		else
 			is_shell "$f"
 		fi
 	done
-	[ "$(grep -lx "cmd: $wrapped" "$tmp"/fe/massif.out.* | wc -l)" = 1 ] ||
+	[ "$(grep -lx "cmd: $wrapped" --exclude='*.sites' "$tmp"/fe/massif.out.* | wc -l)" = 1 ] ||
 		fail "fork-exec: no profile of WRAPPED"
 	;;
 fork-exec-shim)
@@ -213,7 +214,7 @@ fork-exec-shim)
 	hints fs-v 1 "^heaptrace: (peak|largest) .*; 1 process forked by exec wrappers was not profiled; 1 exec'd another program, which --trace-children=yes profiles$"
 	ht fsy -q --trace-children=yes -- "$tmp/shim.sh" /bin/sh -c "$wrapped; echo done"
 	files fsy 2
-	is_wrapped "$(grep -lx "cmd: $wrapped" "$tmp"/fsy/massif.out.* | head -n 1)"
+	is_wrapped "$(grep -lx "cmd: $wrapped" --exclude='*.sites' "$tmp"/fsy/massif.out.* | head -n 1)"
 	;;
 ptrace)
 	# the chain and a forked child's exec with the ptrace backend
@@ -222,7 +223,7 @@ ptrace)
 	is_wrapped "$tmp/pc/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
 	ht pf -q --backend=ptrace -- /bin/sh -c "$wrapped; echo done"
 	files pf 2
-	is_wrapped "$(grep -lx "cmd: $wrapped" "$tmp"/pf/massif.out.* | head -n 1)"
+	is_wrapped "$(grep -lx "cmd: $wrapped" --exclude='*.sites' "$tmp"/pf/massif.out.* | head -n 1)"
 	;;
 snapshot)
 	# A snapshot taken before the exec: its profile was wanted, no

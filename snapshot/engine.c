@@ -341,12 +341,14 @@ release(struct snap_engine *eng, const struct block *b)
 {
 	struct snap_extra_block x = block_extra(eng, b);
 	snap_extra_release(eng->extra_model, &x);
-	site_table_release(&eng->sites, b->site, b->req);
 	eng->stats.frees++;
 	eng->stats.live_blocks--;
+	/* the peak is taken with the block still live at its site */
+	if (b->leaf)
+		attempt_peak(eng);
+	site_table_release(&eng->sites, b->site, b->req);
 	if (!b->leaf)
 		return;
-	attempt_peak(eng);
 	account(eng, -(int64_t)b->req, -(int64_t)x.extra);
 	charge(eng, b->leaf, -(int64_t)b->req);
 	attempt_normal(eng);

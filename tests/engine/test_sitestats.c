@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Per-allocation-site statistics of the snapshot engine
+   (snap_engine_sites, docs/sites-format.md) on hand-made event sequences,
+   every figure worked out by hand: calls and bytes allocated per site, a
+   realloc a call of its own stack that takes the block along, leaked
+   bytes and blocks (live at the end), each site's live bytes at the last
+   peak snapshot Massif's rules take (their sum that snapshot's heap),
+   heaptrack's temporaries, fork clones, blocks --ignore-fn hides. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/options.h"
+#include "snapshot/extra.h"
+#include "snapshot/snapshot.h"
+#include "symbols/table.h"
+
+#include "tests/check.h"
+
+enum {
+	PC_MALLOC = 0x1000,
+	PC_REALLOC = 0x1200,
+	PC_F = 0x3000,
+	PC_G = 0x3100,
+	PC_H = 0x3200,
+	PC_MAIN_A = 0x4000,
+	PC_MAIN_B = 0x4010,
+	PC_MAIN_C = 0x4020,
+	PC_MAIN_D = 0x4030,
+	PC_IGN = 0x5000,
+	PC_LIBC_START = 0x6000,
+};
+
+struct fixture {
+	struct ht_options opt;
+	struct sym_table *table;
+	struct ht_symbolizer sym;
+	struct snap_engine *eng;
+};
+
+static void
+add_sym(struct sym_table *t, uint64_t pc, const char *name)
+{
+	const char *desc[1] = { name };
+	sym_table_add(t, pc, name, desc, 1);
+}
+
+/* An engine with --time-unit=B --heap-admin=0 and Massif's estimate of
+   extra bytes: with sizes multiple of 16 no block has extra bytes, so
+   a snapshot's total is its useful heap. */
+static void
+fixture_init(struct fixture *fx, const char *opts[])
+{
+	char err[256];
+	memset(fx, 0, sizeof(*fx));
+	ht_options_init(&fx->opt);
+	const char *base[] = { "--time-unit=B", "--heap-admin=0", NULL };
+	for (const char **o = base; *o; o++)
+		ht_options_apply(&fx->opt, *o, err, sizeof(err));
+	for (const char **o = opts; o && *o; o++)
+		if (ht_options_apply(&fx->opt, *o, err, sizeof(err)) != 0) {
+			fprintf(stderr, "bad test option %s: %s\n", *o, err);
+			exit(EXIT_HARNESS);
+		}
+	if (ht_options_finish(&fx->opt, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bad test options: %s\n", err);
+		exit(EXIT_HARNESS);
+	}
+	fx->table = sym_table_new();
+	add_sym(fx->table, PC_MALLOC, "malloc");
+	add_sym(fx->table, PC_REALLOC, "realloc");
+	add_sym(fx->table, PC_F, "f");
+	add_sym(fx->table, PC_G, "g");
+	add_sym(fx->table, PC_H, "h");
+	add_sym(fx->table, PC_MAIN_A, "main");
+	add_sym(fx->table, PC_MAIN_B, "main");
+	add_sym(fx->table, PC_MAIN_C, "main");
+	add_sym(fx->table, PC_MAIN_D, "main");
+	add_sym(fx->table, PC_IGN, "ign");
+	add_sym(fx->table, PC_LIBC_START, "__libc_start_call_main");
+	fx->sym = sym_table_symbolizer(fx->table);
+	fx->eng = snap_engine_new(&fx->opt, &fx->sym,
+				  snap_extra_new(SNAP_EXTRA_ESTIMATE, &fx->opt));
+	snap_engine_start(fx->eng, 0);
+}
+
+static void
+fixture_fini(struct fixture *fx)
+{
+	snap_engine_free(fx->eng);
+	sym_table_free(fx->table);
+	ht_options_fini(&fx->opt);
+}
+
+struct stack {
+	unsigned n;
+	uint64_t pcs[8];
+};
+
+static const struct stack S1 = { 4, { PC_MALLOC, PC_F, PC_MAIN_A,
+				      PC_LIBC_START } };
+static const struct stack S2 = { 3, { PC_MALLOC, PC_MAIN_B,
+				      PC_LIBC_START } };
+static const struct stack S3 = { 5, { PC_MALLOC, PC_G, PC_F, PC_MAIN_C,
+				      PC_LIBC_START } };
+static const struct stack S4 = { 4, { PC_MALLOC, PC_H, PC_MAIN_D,
+				      PC_LIBC_START } };
+/* S1's malloc reached through another caller: a site of its own */
+static const struct stack S1_OTHER = { 4, { PC_MALLOC, PC_F, PC_MAIN_B,
+					    PC_LIBC_START } };
+static const struct stack R1 = { 4, { PC_REALLOC, PC_G, PC_MAIN_B,
+				      PC_LIBC_START } };
+static const struct stack R2 = { 3, { PC_REALLOC, PC_MAIN_C,
+				      PC_LIBC_START } };
+static const struct stack SIGN = { 4, { PC_MALLOC, PC_IGN, PC_MAIN_A,
+					PC_LIBC_START } };
+static const struct stack SONLY = { 1, { PC_MALLOC } };
+
+static void
+ev(struct fixture *fx, enum ht_event_kind kind, uint32_t tid, uint64_t addr,
+   uint64_t old, uint64_t size, const struct stack *st)
+{
+	struct ht_event e = {
+		.kind = kind,
+		.fn = kind == HT_EV_ALLOC ? HT_FN_MALLOC
+		      : kind == HT_EV_FREE ? HT_FN_FREE : HT_FN_REALLOC,
+		.addr = addr, .old_addr = old, .size = size, .tid = tid,
+		.pcs = st ? st->pcs : NULL, .npcs = st ? st->n : 0,
+	};
+	snap_engine_feed(fx->eng, &e);
+}
+
+static void
+alloc(struct fixture *fx, uint64_t addr, uint64_t size,
+      const struct stack *st)
+{
+	ev(fx, HT_EV_ALLOC, 1, addr, 0, size, st);
+}
+
+static void
+release(struct fixture *fx, uint64_t addr)
+{
+	ev(fx, HT_EV_FREE, 1, addr, 0, 0, &S2);
+}
+
+static void
+resize(struct fixture *fx, uint64_t old, uint64_t addr, uint64_t size,
+       const struct stack *st)
+{
+	ev(fx, HT_EV_REALLOC, 1, addr, old, size, st);
+}
+
+/* What one site's figures must be. */
+struct want_site {
+	const struct stack *st;
+	uint64_t calls, allocated, peak, leaked, leaked_blocks, temporary;
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool
+site_is(const struct snap_engine *eng, uint32_t site, const struct stack *st)
+{
+	uint64_t f[16];
+	unsigned n = snap_engine_site_frames(eng, site, f, 16);
+	if (n != st->n)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (f[i] != st->pcs[i])
+			return false;
+	return true;
+}
+
+/* ENG's sites are exactly W[0..N), in that order (first seen first),
+   each with W's figures. */
+static void
+check_sites(const struct snap_engine *eng, const char *what,
+	    const struct want_site *w, size_t n)
+{
+	struct snap_site *v = NULL;
+	size_t got = snap_engine_sites(eng, &v);
+	CHECK(got == n, "%s: %zu sites, want %zu", what, got, n);
+	for (size_t i = 0; i < got && i < n; i++) {
+		const struct snap_site *s = &v[i];
+		CHECK(site_is(eng, s->site, w[i].st),
+		      "%s: site %zu (id %u) has not the stack wanted", what, i,
+		      s->site);
+		CHECK(s->calls == w[i].calls && s->allocated == w[i].allocated &&
+			      s->peak == w[i].peak && s->leaked == w[i].leaked &&
+			      s->leaked_blocks == w[i].leaked_blocks &&
+			      s->temporary == w[i].temporary,
+		      "%s: site %zu: calls=%llu allocated=%llu peak=%llu "
+		      "leaked=%llu leaked_blocks=%llu temporary=%llu; want "
+		      "%llu %llu %llu %llu %llu %llu",
+		      what, i, (unsigned long long)s->calls,
+		      (unsigned long long)s->allocated,
+		      (unsigned long long)s->peak,
+		      (unsigned long long)s->leaked,
+		      (unsigned long long)s->leaked_blocks,
+		      (unsigned long long)s->temporary,
+		      (unsigned long long)w[i].calls,
+		      (unsigned long long)w[i].allocated,
+		      (unsigned long long)w[i].peak,
+		      (unsigned long long)w[i].leaked,
+		      (unsigned long long)w[i].leaked_blocks,
+		      (unsigned long long)w[i].temporary);
+	}
+	if (got != n)
+		for (size_t i = 0; i < got; i++)
+			fprintf(stderr, "  site %zu: id %u calls %llu\n", i,
+				v[i].site, (unsigned long long)v[i].calls);
+	free(v);
+}
+
+/* The engine's peak snapshot is the PEAKS_TAKEN'th peak taken, its heap
+   HEAP, and the sites' peak figures sum to it. PEAKS_TAKEN 0: none. */
+static void
+check_peak(const struct snap_engine *eng, const char *what,
+	   uint64_t peaks_taken, uint64_t heap)
+{
+	struct snap_stats st = snap_engine_stats(eng);
+	CHECK(st.peaks_taken == peaks_taken, "%s: %llu peaks taken, want %llu",
+	      what, (unsigned long long)st.peaks_taken,
+	      (unsigned long long)peaks_taken);
+	long pi = snap_engine_peak_index(eng);
+	if (!peaks_taken) {
+		CHECK(pi == -1, "%s: a peak snapshot (%ld)", what, pi);
+		return;
+	}
+	CHECK(pi >= 0, "%s: no peak snapshot", what);
+	if (pi < 0)
+		return;
+	const struct snap_snapshot *s = snap_engine_snapshot(eng, (size_t)pi);
+	CHECK(s->kind == SNAP_PEAK && s->heap == heap && s->extra == 0,
+	      "%s: peak snapshot heap %llu extra %llu, want %llu and 0", what,
+	      (unsigned long long)s->heap, (unsigned long long)s->extra,
+	      (unsigned long long)heap);
+	struct snap_site *v = NULL;
+	size_t n = snap_engine_sites(eng, &v);
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i].peak;
+	free(v);
+	CHECK(sum == s->heap, "%s: sites' peak bytes sum to %llu, the peak "
+	      "snapshot's heap is %llu", what, (unsigned long long)sum,
+	      (unsigned long long)s->heap);
+}
+
+/* Calls and bytes per site; a realloc is a call of its own stack with
+   its new size, in place or moved, and takes the block (its live bytes)
+   to that site; realloc(NULL, n) a call of its stack; a failed realloc
+   and realloc(p, 0) no call; leaked = live at the end. Two peaks here:
+   the free of B (240 B: S1 32, S2 48, R1 160) and realloc(p, 0) (512 B:
+   R1 192, R2 320), the last one's figures stand. */
+static void
+test_calls_and_realloc(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL);
+	alloc(&fx, 0x100000, 16, &S1);	 /* A */
+	alloc(&fx, 0x200000, 32, &S1);	 /* B */
+	alloc(&fx, 0x300000, 48, &S2);	 /* C */
+	resize(&fx, 0x100000, 0x400000, 160, &R1); /* A moved to R1: 240 B */
+	static const struct want_site w0[] = {
+		{ &S1, 2, 48, 32, 32, 1, 0 },
+		{ &S2, 1, 48, 48, 48, 1, 0 },
+		{ &R1, 1, 160, 160, 160, 1, 0 },
+	};
+	check_sites(fx.eng, "before any peak", w0, N(w0));
+	check_peak(fx.eng, "before any peak", 0, 0);
+	release(&fx, 0x200000);		 /* B: peak 1 at 240 B */
+	check_peak(fx.eng, "first peak", 1, 240);
+	resize(&fx, 0x300000, 0x300000, 320, &R2); /* C in place to R2: 480 */
+	resize(&fx, 0, 0x500000, 32, &R1);	   /* realloc(NULL): 512 */
+	resize(&fx, 0x400000, 0, 1000, &R2);	   /* failed */
+	resize(&fx, 0x500000, 0, 0, &R2);	   /* realloc(p, 0): peak 2 */
+	static const struct want_site w[] = {
+		{ &S1, 2, 48, 0, 0, 0, 0 },
+		{ &S2, 1, 48, 0, 0, 0, 0 },
+		{ &R1, 2, 192, 192, 160, 1, 0 },
+		{ &R2, 1, 320, 320, 320, 1, 0 },
+	};
+	check_sites(fx.eng, "calls and reallocs", w, N(w));
+	check_peak(fx.eng, "calls and reallocs", 2, 512);
+	/* the same stack reached from another caller is another site */
+	alloc(&fx, 0x600000, 64, &S1_OTHER);
+	alloc(&fx, 0x700000, 16, &S1);
+	static const struct want_site w2[] = {
+		{ &S1, 3, 64, 0, 16, 1, 0 },
+		{ &S2, 1, 48, 0, 0, 0, 0 },
+		{ &R1, 2, 192, 192, 160, 1, 0 },
+		{ &R2, 1, 320, 320, 320, 1, 0 },
+		{ &S1_OTHER, 1, 64, 0, 64, 1, 0 },
+	};
+	check_sites(fx.eng, "another caller", w2, N(w2));
+	check_peak(fx.eng, "another caller", 2, 512);
+	fixture_fini(&fx);
+}
+
+/* Several peaks with --peak-inaccuracy=0: each free above the last peak
+   takes one; the figures are those of the last, whatever changed after
+   it (a site freed and allocated again, a site born after it: 0). */
+static void
+test_successive_peaks(void)
+{
+	const char *opts[] = { "--peak-inaccuracy=0", NULL };
+	struct fixture fx;
+	fixture_init(&fx, opts);
+	alloc(&fx, 0x1000, 160, &S1);
+	alloc(&fx, 0x2000, 320, &S2);
+	release(&fx, 0x1000); /* peak 1: 480 (S1 160, S2 320) */
+	static const struct want_site w1[] = {
+		{ &S1, 1, 160, 160, 0, 0, 0 },
+		{ &S2, 1, 320, 320, 320, 1, 0 },
+	};
+	check_sites(fx.eng, "peak 1", w1, N(w1));
+	check_peak(fx.eng, "peak 1", 1, 480);
+
+	alloc(&fx, 0x3000, 480, &S3); /* 800 */
+	alloc(&fx, 0x4000, 32, &S1);  /* 832 */
+	release(&fx, 0x3000); /* peak 2: 832 (S1 32, S2 320, S3 480) */
+	alloc(&fx, 0x5000, 64, &S2);  /* 416 */
+	release(&fx, 0x2000);	      /* 96: below the peak, no new one */
+	alloc(&fx, 0x6000, 96, &S4);  /* born after the peak */
+	alloc(&fx, 0x7000, 16, &S3);  /* S3 changed again after it */
+	static const struct want_site w2[] = {
+		{ &S1, 2, 192, 32, 32, 1, 0 },
+		{ &S2, 2, 384, 320, 64, 1, 0 },
+		{ &S3, 2, 496, 480, 16, 1, 0 },
+		{ &S4, 1, 96, 0, 96, 1, 0 },
+	};
+	check_sites(fx.eng, "peak 2", w2, N(w2));
+	check_peak(fx.eng, "peak 2", 2, 832);
+
+	/* a third peak: above 832 again, S4 and S3 now in it */
+	alloc(&fx, 0x8000, 800, &S4); /* 208 + 800 = 1008 */
+	release(&fx, 0x4000);	      /* peak 3 at 1008 */
+	release(&fx, 0x8000);
+	release(&fx, 0x6000);
+	static const struct want_site w3[] = {
+		{ &S1, 2, 192, 32, 0, 0, 0 },
+		{ &S2, 2, 384, 64, 64, 1, 0 },
+		{ &S3, 2, 496, 16, 16, 1, 0 },
+		{ &S4, 2, 896, 896, 0, 0, 0 },
+	};
+	check_sites(fx.eng, "peak 3", w3, N(w3));
+	check_peak(fx.eng, "peak 3", 3, 1008);
+	fixture_fini(&fx);
+}
+
+/* With the default --peak-inaccuracy=1 a free within 1 % above the last
+   peak takes none: the figures stay the earlier peak's. */
+static void
+test_peak_inaccuracy(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL);
+	alloc(&fx, 0x2000, 160, &S2);
+	alloc(&fx, 0x1000, 1600, &S1);
+	release(&fx, 0x2000); /* peak 1 at 1760; next one above 1777 */
+	alloc(&fx, 0x3000, 160, &S2);
+	alloc(&fx, 0x4000, 16, &S3); /* 1776 */
+	release(&fx, 0x4000);	     /* no peak */
+	static const struct want_site w1[] = {
+		{ &S2, 2, 320, 160, 160, 1, 0 },
+		{ &S1, 1, 1600, 1600, 1600, 1, 0 },
+		{ &S3, 1, 16, 0, 0, 0, 1 },
+	};
+	check_sites(fx.eng, "within 1 %", w1, N(w1));
+	check_peak(fx.eng, "within 1 %", 1, 1760);
+	alloc(&fx, 0x5000, 32, &S3); /* 1792 */
+	release(&fx, 0x3000);	     /* peak 2 at 1792 */
+	static const struct want_site w2[] = {
+		{ &S2, 2, 320, 160, 0, 0, 0 },
+		{ &S1, 1, 1600, 1600, 1600, 1, 0 },
+		{ &S3, 2, 48, 32, 32, 1, 1 },
+	};
+	check_sites(fx.eng, "beyond 1 %", w2, N(w2));
+	check_peak(fx.eng, "beyond 1 %", 2, 1792);
+	fixture_fini(&fx);
+}
+
+/* A shrinking realloc checks for a peak before the block shrinks: the
+   block is still at its old site with its old size in that peak, and
+   the realloc's stack, first seen after it, has nothing there. */
+static void
+test_peak_at_shrink(void)
+{
+	const char *opts[] = { "--peak-inaccuracy=0", NULL };
+	struct fixture fx;
+	fixture_init(&fx, opts);
+	alloc(&fx, 0x1000, 320, &S1);
+	alloc(&fx, 0x2000, 160, &S2);
+	resize(&fx, 0x1000, 0x1000, 32, &R1); /* peak at 480 */
+	static const struct want_site w[] = {
+		{ &S1, 1, 320, 320, 0, 0, 0 },
+		{ &S2, 1, 160, 160, 160, 1, 0 },
+		{ &R1, 1, 32, 0, 32, 1, 0 },
+	};
+	check_sites(fx.eng, "shrink", w, N(w));
+	check_peak(fx.eng, "shrink", 1, 480);
+	/* a free of the block the realloc moved */
+	alloc(&fx, 0x3000, 800, &S3); /* 992 */
+	resize(&fx, 0x1000, 0x4000, 16, &R2); /* shrink, moved: peak at 992 */
+	static const struct want_site w2[] = {
+		{ &S1, 1, 320, 0, 0, 0, 0 },
+		{ &S2, 1, 160, 160, 160, 1, 0 },
+		{ &R1, 1, 32, 32, 0, 0, 0 },
+		{ &S3, 1, 800, 800, 800, 1, 0 },
+		{ &R2, 1, 16, 0, 16, 1, 0 },
+	};
+	check_sites(fx.eng, "shrink 2", w2, N(w2));
+	check_peak(fx.eng, "shrink 2", 2, 992);
+	fixture_fini(&fx);
+}
+
+/* No deallocation, no peak: each site's peak is its live bytes at the
+   end (growing reallocs take no peak). */
+static void
+test_no_peak(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL);
+	alloc(&fx, 0x1000, 16, &S1);
+	alloc(&fx, 0x2000, 32, &S2);
+	alloc(&fx, 0x3000, 48, &S1);
+	resize(&fx, 0x2000, 0x4000, 64, &R1);
+	resize(&fx, 0x4000, 0x4000, 128, &R1);
+	static const struct want_site w[] = {
+		{ &S1, 2, 64, 64, 64, 2, 0 },
+		{ &S2, 1, 32, 0, 0, 0, 0 },
+		{ &R1, 2, 192, 128, 128, 1, 0 },
+	};
+	check_sites(fx.eng, "no peak", w, N(w));
+	check_peak(fx.eng, "no peak", 0, 0);
+	fixture_fini(&fx);
+}
+
+/* heaptrack's temporaries: a block freed by the very next allocator event
+   (ALLOC, FREE, REALLOC; a REALLOC_BEGIN and a THREAD_EXIT in between
+   do not count), counted at its site; a realloc's result freed next
+   counts at the realloc's site (moved, in place, or realloc(NULL, n)). */
+static void
+test_temporary(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL);
+	alloc(&fx, 0x1000, 16, &S1);
+	release(&fx, 0x1000);		/* S1: 1 */
+	alloc(&fx, 0x2000, 16, &S1);
+	alloc(&fx, 0x3000, 16, &S2);
+	release(&fx, 0x2000);		/* another alloc between: no */
+	release(&fx, 0x3000);		/* a free between: no */
+	alloc(&fx, 0x9000, 32, &S3);	/* X, kept for a realloc */
+	alloc(&fx, 0x4000, 16, &S2);
+	ev(&fx, HT_EV_THREAD_EXIT, 5, 0, 0, 0, NULL);
+	release(&fx, 0x4000);		/* S2: 1 */
+	alloc(&fx, 0x5000, 16, &S2);
+	ev(&fx, HT_EV_REALLOC_BEGIN, 2, 0, 0x9000, 0, &R1);
+	release(&fx, 0x5000);		/* S2: 2 */
+	ev(&fx, HT_EV_REALLOC, 2, 0xa000, 0x9000, 64, &R1);
+	release(&fx, 0xa000);		/* R1: 1 (moved) */
+	alloc(&fx, 0xb000, 16, &S1);
+	resize(&fx, 0xb000, 0xb000, 48, &R2);
+	release(&fx, 0xb000);		/* R2: 1 (in place); S1 none */
+	resize(&fx, 0, 0xc000, 16, &R2);
+	release(&fx, 0xc000);		/* R2: 2 (realloc(NULL, n)) */
+	alloc(&fx, 0xd000, 16, &S3);
+	release(&fx, 0xdead000);	/* a free of nothing between */
+	release(&fx, 0xd000);		/* no */
+	alloc(&fx, 0xe000, 16, &S3);
+	resize(&fx, 0xe000, 0xf000, 32, &R1); /* S3's block: not freed */
+	release(&fx, 0xf000);		/* R1: 2 */
+	alloc(&fx, 0x10000, 16, &S4);
+	alloc(&fx, 0x11000, 16, &S4);
+	release(&fx, 0x11000);		/* S4: 1 */
+	release(&fx, 0x10000);		/* no */
+	static const struct want_site w[] = {
+		{ &S1, 3, 48, 0, 0, 0, 1 },
+		{ &S2, 3, 48, 0, 0, 0, 2 },
+		{ &S3, 3, 64, 0, 0, 0, 0 },
+		{ &R1, 2, 96, 64, 0, 0, 2 },
+		{ &R2, 2, 64, 0, 0, 0, 2 },
+		{ &S4, 2, 32, 0, 0, 0, 1 },
+	};
+	check_sites(fx.eng, "temporary", w, N(w));
+	/* peaks at the frees of 0x1000 (16 B), 0x2000 (32), 0x4000 (48)
+	   and 0xa000 (64: R1's block alone) */
+	check_peak(fx.eng, "temporary", 4, 64);
+	fixture_fini(&fx);
+}
+
+/* A fork's clone starts with the parent's figures (peak included) and
+   each goes on alone; a realloc another thread had begun is put back in
+   the clone, its block still at its site. */
+static void
+test_clone(void)
+{
+	const char *opts[] = { "--peak-inaccuracy=0", NULL };
+	struct fixture fx;
+	fixture_init(&fx, opts);
+	alloc(&fx, 0x1000, 160, &S1);
+	alloc(&fx, 0x2000, 320, &S2);
+	release(&fx, 0x1000); /* peak at 480 */
+	alloc(&fx, 0x3000, 16, &S1);
+	release(&fx, 0x3000); /* temporary */
+	alloc(&fx, 0x4000, 64, &S3);
+	ev(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x4000, 0, &R1);
+	static const struct want_site w[] = {
+		{ &S1, 2, 176, 160, 0, 0, 1 },
+		{ &S2, 1, 320, 320, 320, 1, 0 },
+		{ &S3, 1, 64, 0, 64, 1, 0 },
+	};
+	check_sites(fx.eng, "parent", w, N(w));
+
+	struct snap_engine *child = snap_engine_clone(fx.eng);
+	struct snap_engine *parent = fx.eng;
+	check_sites(child, "child", w, N(w));
+	check_peak(child, "child", 1, 480);
+
+	/* the child: a new peak of its own, new sites, temporaries */
+	fx.eng = child;
+	alloc(&fx, 0x5000, 800, &S4); /* 1184 */
+	alloc(&fx, 0x6000, 16, &S1);
+	release(&fx, 0x6000);	      /* peak at 1200; S1 temporary */
+	release(&fx, 0x2000);
+	static const struct want_site wc[] = {
+		{ &S1, 3, 192, 16, 0, 0, 2 },
+		{ &S2, 1, 320, 320, 0, 0, 0 },
+		{ &S3, 1, 64, 64, 64, 1, 0 },
+		{ &S4, 1, 800, 800, 800, 1, 0 },
+	};
+	check_sites(child, "child later", wc, N(wc));
+	check_peak(child, "child later", 2, 1200);
+
+	/* the parent: its realloc completes, no new peak */
+	fx.eng = parent;
+	check_sites(parent, "parent after the child", w, N(w));
+	ev(&fx, HT_EV_REALLOC, 7, 0x7000, 0x4000, 96, &R1);
+	alloc(&fx, 0x8000, 32, &S2);
+	static const struct want_site wp[] = {
+		{ &S1, 2, 176, 160, 0, 0, 1 },
+		{ &S2, 2, 352, 320, 352, 2, 0 },
+		{ &S3, 1, 64, 0, 0, 0, 0 },
+		{ &R1, 1, 96, 0, 96, 1, 0 },
+	};
+	check_sites(parent, "parent later", wp, N(wp));
+	check_peak(parent, "parent later", 1, 480);
+	check_sites(child, "child after the parent's", wc, N(wc));
+	snap_engine_free(child);
+	fixture_fini(&fx);
+}
+
+/* Blocks the tree ignores (--ignore-fn, a stack of the allocation
+   function alone) still count at their sites: calls, bytes, leaked,
+   temporaries, and their reallocs (from a counted stack or not) are
+   calls of the realloc's stack; with and without --massif-compat. */
+static void
+test_ignored(void)
+{
+	for (int compat = 0; compat < 2; compat++) {
+		const char *opts[] = { "--ignore-fn=ign",
+				       compat ? "--massif-compat=yes"
+					      : "--massif-compat=no",
+				       "--peak-inaccuracy=0", NULL };
+		const char *what = compat ? "ignored, compat" : "ignored";
+		struct fixture fx;
+		fixture_init(&fx, opts);
+		alloc(&fx, 0x1000, 16, &SIGN);
+		alloc(&fx, 0x2000, 32, &S1);
+		alloc(&fx, 0x3000, 48, &SONLY);
+		alloc(&fx, 0x4000, 64, &SIGN);
+		release(&fx, 0x4000);	/* SIGN temporary; no peak */
+		alloc(&fx, 0x5000, 80, &SIGN);
+		resize(&fx, 0x5000, 0x6000, 96, &R2);
+		resize(&fx, 0x1000, 0x1000, 112, &SIGN);
+		static const struct want_site w[] = {
+			{ &SIGN, 4, 272, 112, 112, 1, 1 },
+			{ &S1, 1, 32, 32, 32, 1, 0 },
+			{ &SONLY, 1, 48, 48, 48, 1, 0 },
+			{ &R2, 1, 96, 96, 96, 1, 0 },
+		};
+		check_sites(fx.eng, what, w, N(w));
+		struct snap_stats st = snap_engine_stats(fx.eng);
+		CHECK(st.peaks_taken == 0, "%s: %llu peaks", what,
+		      (unsigned long long)st.peaks_taken);
+		fixture_fini(&fx);
+	}
+}
+
+int
+main(void)
+{
+	test_calls_and_realloc();
+	test_successive_peaks();
+	test_peak_inaccuracy();
+	test_peak_at_shrink();
+	test_no_peak();
+	test_temporary();
+	test_clone();
+	test_ignored();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("all site statistics checks passed\n");
+	return 0;
+}

@@ -13,7 +13,10 @@
 
 #include "common/err.h"
 #include "common/options.h"
+#include "diff.h"
+#include "print.h"
 #include "profile.h"
+#include "report.h"
 #include "snapshot_cmd.h"
 #include "tracer/tracer.h"
 
@@ -206,6 +209,14 @@ main(int argc, char **argv)
 	   heaptrace already profiling PID. */
 	if (argc >= 2 && strcmp(argv[1], "snapshot") == 0)
 		return snapshot_cmd(argc - 1, argv + 1);
+	/* `print` reads a file and takes ms_print's options, not these. */
+	if (argc >= 2 && strcmp(argv[1], "print") == 0)
+		return print_cmd(argc - 1, argv + 1);
+	/* `report` and `diff` read profiles: no profiling options either */
+	if (argc >= 2 && strcmp(argv[1], "report") == 0)
+		return report_cmd(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "diff") == 0)
+		return diff_cmd(argc - 1, argv + 1);
 	if (ht_cmdline_parse(&cl, argc, argv, err, sizeof(err))) {
 		ht_error("%s", err);
 		status = EXIT_USAGE;

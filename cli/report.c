@@ -1,0 +1,915 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `heaptrace report`: heaptrack_print's main sections (most calls, peak
+   consumers, most temporary, most leaked, then the totals) over the sites
+   of a profile's .sites file, or the same figures as one JSON object. A
+   real Massif file has no .sites: then the report is what Massif wrote
+   (the snapshot series, the peak tree's top entries) and says what is
+   missing, rather than failing, so that one command reads both. */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/err.h"
+#include "common/xalloc.h"
+
+/* heaptrack_print's --peak-limit default: entries per section. */
+#define DEFAULT_TOP 10
+
+enum report_format { FORMAT_TEXT, FORMAT_JSON };
+
+struct report_args {
+	enum report_format format;
+	unsigned long top; /* 0: all */
+	const char *out_path;
+	const char *profile;
+};
+
+/* ---- the profile, shared with diff ---- */
+
+int
+report_profile_load(const char *path, struct report_profile *p, char *err,
+		    size_t errlen)
+{
+	char why[512];
+	memset(p, 0, sizeof(*p));
+	p->path = path;
+	if (mf_read(path, &p->massif, why, sizeof(why))) {
+		/* the reason may or may not name the file: name it once */
+		if (strstr(why, path))
+			snprintf(err, errlen, "%s", why);
+		else
+			snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	p->sites_path = sites_path_of(path);
+	int e;
+	if (sites_read(p->sites_path, &p->sites, &e, err, errlen) == 0)
+		p->has_sites = true;
+	else if (e != ENOENT) {
+		report_profile_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+void
+report_profile_free(struct report_profile *p)
+{
+	mf_free(&p->massif);
+	if (p->has_sites)
+		sites_free(&p->sites);
+	free(p->sites_path);
+	memset(p, 0, sizeof(*p));
+}
+
+long
+report_peak_index(const struct mf_file *m)
+{
+	long best = -1;
+	for (size_t i = 0; i < m->n_snaps; i++) {
+		const struct mf_snapshot *s = &m->snaps[i];
+		if (s->kind == MF_PEAK)
+			return (long)i;
+		if (s->kind == MF_DETAILED &&
+		    (best < 0 || s->heap > m->snaps[best].heap))
+			best = (long)i;
+	}
+	return best;
+}
+
+uint64_t
+report_peak_heap(const struct report_profile *p)
+{
+	if (p->has_sites && p->sites.has_peak)
+		return p->sites.peak_heap;
+	long i = report_peak_index(&p->massif);
+	return i < 0 ? 0 : p->massif.snaps[i].heap;
+}
+
+const char *
+report_label_text(const char *label)
+{
+	if (strncmp(label, "0x", 2) != 0)
+		return label;
+	size_t hex = strspn(label + 2, "0123456789abcdefABCDEF");
+	if (hex && strncmp(label + 2 + hex, ": ", 2) == 0)
+		return label + 2 + hex + 2;
+	return label;
+}
+
+/* Massif's default --alloc-fn list and the other allocator entry points:
+   frames a site's name skips. */
+static bool
+is_allocation_function(const char *fn)
+{
+	static const char *const names[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "memalign",
+		"posix_memalign", "aligned_alloc", "valloc", "pvalloc",
+		"__builtin_new", "__builtin_vec_new", "strdup", "strndup",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(fn, names[i]) == 0)
+			return true;
+	return strncmp(fn, "operator new", 12) == 0;
+}
+
+const struct sites_frame *
+report_site_frame(const struct sites_site *s)
+{
+	const struct sites_frame *caller = NULL;
+	for (size_t i = 0; i < s->n_frames; i++) {
+		const struct sites_frame *fr = &s->frames[i];
+		if (is_allocation_function(fr->function))
+			continue;
+		if (fr->file)
+			return fr;
+		if (!caller)
+			caller = fr;
+	}
+	if (caller)
+		return caller;
+	return s->n_frames ? &s->frames[0] : NULL;
+}
+
+void
+report_frame_text(FILE *out, const struct sites_frame *fr)
+{
+	if (strcmp(fr->function, "???") == 0)
+		fprintf(out, "??? [0x%" PRIX64 "]", fr->addr);
+	else
+		fputs(fr->function, out);
+	if (fr->file)
+		fprintf(out, " (%s:%lu)", fr->file, fr->line);
+	else if (fr->object)
+		fprintf(out, " (in %s)", fr->object);
+}
+
+void
+report_stack_text(FILE *out, const struct sites_site *s, const char *indent)
+{
+	for (size_t i = 0; i < s->n_frames; i++) {
+		fputs(indent, out);
+		report_frame_text(out, &s->frames[i]);
+		fputc('\n', out);
+	}
+}
+
+/* The length of the UTF-8 sequence at S, or 0 if it is not one. */
+static size_t
+utf8_length(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 :
+		   s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+	if (s[0] >= 0xF5)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+void
+report_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n;
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7F)
+			fprintf(out, "\\u%04x", *p);
+		else if (*p < 0x80)
+			fputc(*p, out);
+		else if ((n = utf8_length(p)) != 0) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		} else
+			fprintf(out, "\\u%04x", *p);
+		p++;
+	}
+	fputc('"', out);
+}
+
+/* S quoted, or null. */
+static void
+json_string_or_null(FILE *out, const char *s)
+{
+	if (s)
+		report_json_string(out, s);
+	else
+		fputs("null", out);
+}
+
+void
+report_json_stack(FILE *out, const struct sites_site *s)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < s->n_frames; i++) {
+		const struct sites_frame *fr = &s->frames[i];
+		fputs(i ? ", {\"function\": " : "{\"function\": ", out);
+		report_json_string(out, fr->function);
+		fputs(", \"file\": ", out);
+		json_string_or_null(out, fr->file);
+		if (fr->file)
+			fprintf(out, ", \"line\": %lu", fr->line);
+		else
+			fputs(", \"line\": null", out);
+		fputs(", \"object\": ", out);
+		json_string_or_null(out, fr->object);
+		fprintf(out, ", \"address\": \"0x%" PRIX64 "\"}", fr->addr);
+	}
+	fputc(']', out);
+}
+
+int
+report_output_close(FILE *out, const char *name)
+{
+	bool failed = fflush(out) != 0 || ferror(out);
+	int e = errno;
+	if (out != stdout && fclose(out) != 0 && !failed) {
+		failed = true;
+		e = errno;
+	}
+	if (failed)
+		ht_error("cannot write %s: %s", name, strerror(e ? e : EIO));
+	return failed ? -1 : 0;
+}
+
+/* ---- the command line ---- */
+
+int
+report_option_value(const char *cmd, int argc, char **argv, int *i,
+		    const char *name, const char **value)
+{
+	size_t len = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, len) != 0)
+		return 0;
+	if (a[len] == '=') {
+		*value = a + len + 1;
+		return 1;
+	}
+	if (a[len] != '\0')
+		return 0;
+	if (*i + 1 >= argc) {
+		ht_error("%s: %s needs a value", cmd, name);
+		return -1;
+	}
+	*value = argv[++*i];
+	return 1;
+}
+
+static int
+top_parse(const char *v, unsigned long *top)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-') {
+		ht_error("report: --top must be a number of entries (0: all), "
+			 "not '%s'", v);
+		return -1;
+	}
+	*top = n;
+	return 0;
+}
+
+static int
+format_parse(const char *v, enum report_format *format)
+{
+	if (strcmp(v, "text") == 0)
+		*format = FORMAT_TEXT;
+	else if (strcmp(v, "json") == 0)
+		*format = FORMAT_JSON;
+	else {
+		ht_error("report: --format must be 'text' or 'json', not '%s'",
+			 v);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+report_usage(FILE *out)
+{
+	fputs("usage: heaptrace report [--format=text|json] [--top=N] "
+	      "[-o FILE] PROFILE\n"
+	      "Print the allocation sites of PROFILE (a massif.out file "
+	      "heaptrace wrote, read\n"
+	      "with the PROFILE.sites file beside it) as heaptrack_print "
+	      "does: most calls,\n"
+	      "peak memory consumers, most temporary allocations, most memory "
+	      "leaked, each\n"
+	      "with its stack (innermost frame first), then the totals. "
+	      "--top=N entries per\n"
+	      "section [10], 0 for all. --format=json writes one object: "
+	      "profile, totals,\n"
+	      "every site, the snapshot series. On a Massif file without "
+	      ".sites (real\n"
+	      "Massif's), the snapshot series and the peak tree's top entries. "
+	      "-o FILE\n"
+	      "writes to FILE instead of standard output. Exit status: 0, or 2 "
+	      "on an error.\n", out);
+}
+
+/* One word of the command line into ARGS: 0, 1 for --help, -1 (said). */
+static int
+arg_parse(int argc, char **argv, int *i, struct report_args *args)
+{
+	const char *v;
+	int rc;
+	if (strcmp(argv[*i], "--help") == 0 || strcmp(argv[*i], "-h") == 0)
+		return 1;
+	if ((rc = report_option_value("report", argc, argv, i,
+					"--format", &v)) != 0)
+		return rc < 0 ? -1 : format_parse(v, &args->format);
+	if ((rc = report_option_value("report", argc, argv, i,
+					"--top", &v)) != 0)
+		return rc < 0 ? -1 : top_parse(v, &args->top);
+	if ((rc = report_option_value("report", argc, argv, i,
+					"--output", &v)) != 0 ||
+	    (rc = report_option_value("report", argc, argv, i,
+					"-o", &v)) != 0) {
+		args->out_path = v;
+		return rc < 0 ? -1 : 0;
+	}
+	if (argv[*i][0] == '-' && argv[*i][1] != '\0') {
+		ht_error("report: unknown option '%s' (see heaptrace report "
+			 "--help)", argv[*i]);
+		return -1;
+	}
+	if (args->profile) {
+		ht_error("report: one PROFILE only (heaptrace report [options] "
+			 "PROFILE)");
+		return -1;
+	}
+	args->profile = argv[*i];
+	return 0;
+}
+
+static int
+args_parse(int argc, char **argv, struct report_args *args)
+{
+	*args = (struct report_args){ .format = FORMAT_TEXT,
+				      .top = DEFAULT_TOP };
+	for (int i = 1; i < argc; i++) {
+		int rc = arg_parse(argc, argv, &i, args);
+		if (rc)
+			return rc;
+	}
+	if (!args->profile) {
+		ht_error("report: missing the PROFILE to read (heaptrace report "
+			 "[options] PROFILE)");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- what both formats print ---- */
+
+/* The figures of the totals, from the .sites file's totals: line, or
+   summed over its sites. */
+struct totals {
+	uint64_t runtime; /* the time of the last snapshot */
+	uint64_t calls, allocated, temporary, leaked, leaked_blocks;
+	uint64_t peak_heap;
+	long peak_index; /* in massif.snaps, -1 */
+};
+
+static void
+totals_get(const struct report_profile *p, struct totals *t)
+{
+	const struct mf_file *m = &p->massif;
+	const struct sites_file *sf = &p->sites;
+	memset(t, 0, sizeof(*t));
+	t->runtime = m->n_snaps ? m->snaps[m->n_snaps - 1].time : 0;
+	t->peak_heap = report_peak_heap(p);
+	t->peak_index = report_peak_index(m);
+	if (!p->has_sites)
+		return;
+	if (sf->has_totals) {
+		t->calls = sf->total_calls;
+		t->allocated = sf->total_allocated;
+		t->temporary = sf->total_temporary;
+		t->leaked = sf->total_leaked;
+		t->leaked_blocks = sf->total_leaked_blocks;
+		return;
+	}
+	for (size_t i = 0; i < sf->n_sites; i++) {
+		t->calls += sf->sites[i].calls;
+		t->allocated += sf->sites[i].allocated;
+		t->temporary += sf->sites[i].temporary;
+		t->leaked += sf->sites[i].leaked;
+		t->leaked_blocks += sf->sites[i].leaked_blocks;
+	}
+}
+
+static double
+percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *
+time_unit(const struct report_profile *p)
+{
+	if (p->massif.time_unit)
+		return p->massif.time_unit;
+	return p->has_sites && p->sites.time_unit ? p->sites.time_unit : "i";
+}
+
+static const char *
+profile_cmd(const struct report_profile *p)
+{
+	if (p->massif.cmd)
+		return p->massif.cmd;
+	return p->has_sites && p->sites.cmd ? p->sites.cmd : "";
+}
+
+/* The peak tree's top entries (the root's children), preorder indexes
+   into S->tree; returns their number, *IDX malloc'd. */
+static size_t
+tree_top_entries(const struct mf_snapshot *s, size_t **idx)
+{
+	*idx = NULL;
+	if (!s->n_tree)
+		return 0;
+	size_t n = 0, cap = 0, i = 1;
+	for (uint32_t c = 0; c < s->tree[0].n_children && i < s->n_tree;
+	     c++) {
+		ht_xgrow((void **)idx, &cap, n + 1, sizeof(**idx));
+		(*idx)[n++] = i;
+		/* skip the subtree: NEED counts the nodes still to pass */
+		for (uint64_t need = 1; need && i < s->n_tree; i++)
+			need += (uint64_t)s->tree[i].n_children - 1;
+	}
+	return n;
+}
+
+static const char *
+kind_name(enum mf_kind k)
+{
+	return k == MF_PEAK ? "peak" : k == MF_DETAILED ? "detailed" : "empty";
+}
+
+#define MISSING_TEXT "the profile was not written by heaptrace"
+
+/* ---- text ---- */
+
+/* A section: its title, the figure its sites are ranked by, and the
+   line heading each entry. */
+struct section {
+	const char *title;
+	uint64_t (*key)(const struct sites_site *s);
+	void (*headline)(FILE *out, const struct sites_site *s);
+};
+
+static uint64_t
+key_calls(const struct sites_site *s)
+{
+	return s->calls;
+}
+
+static uint64_t
+key_peak(const struct sites_site *s)
+{
+	return s->peak;
+}
+
+static uint64_t
+key_temporary(const struct sites_site *s)
+{
+	return s->temporary;
+}
+
+static uint64_t
+key_leaked(const struct sites_site *s)
+{
+	return s->leaked;
+}
+
+static void
+headline_calls(FILE *out, const struct sites_site *s)
+{
+	fprintf(out, "%" PRIu64 " calls to allocation functions with %" PRIu64
+		" bytes peak consumption from\n", s->calls, s->peak);
+}
+
+static void
+headline_peak(FILE *out, const struct sites_site *s)
+{
+	fprintf(out, "%" PRIu64 " bytes peak memory consumed over %" PRIu64
+		" calls from\n", s->peak, s->calls);
+}
+
+static void
+headline_temporary(FILE *out, const struct sites_site *s)
+{
+	fprintf(out, "%" PRIu64 " temporary allocations of %" PRIu64
+		" allocations in total (%.2f%%) from\n", s->temporary,
+		s->calls, percent(s->temporary, s->calls));
+}
+
+static void
+headline_leaked(FILE *out, const struct sites_site *s)
+{
+	fprintf(out, "%" PRIu64 " bytes leaked in %" PRIu64 " blocks over %"
+		PRIu64 " calls", s->leaked, s->leaked_blocks, s->calls);
+	for (int k = 0; s->has_kinds && k < SITES_N_KINDS; k++)
+		fprintf(out, "%s%s %" PRIu64, k ? ", " : " (", sites_kind_name(k),
+			s->kind_bytes[k]);
+	fputs(s->has_kinds ? ") from\n" : " from\n", out);
+}
+
+static const struct section sections[] = {
+	{ "MOST CALLS TO ALLOCATION FUNCTIONS", key_calls, headline_calls },
+	{ "PEAK MEMORY CONSUMERS", key_peak, headline_peak },
+	{ "MOST TEMPORARY ALLOCATIONS", key_temporary, headline_temporary },
+	{ "MOST MEMORY LEAKED", key_leaked, headline_leaked },
+};
+
+/* A site and its figure in the section being sorted. */
+struct ranked {
+	uint64_t key;
+	size_t index;
+};
+
+/* Largest figure first; equal ones in the file's order. */
+static int
+ranked_cmp(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void
+section_text(FILE *out, const struct sites_file *sf, const struct section *sec,
+	     unsigned long top)
+{
+	struct ranked *r = ht_xcalloc(sf->n_sites ? sf->n_sites : 1,
+				      sizeof(*r));
+	size_t n = 0;
+	for (size_t i = 0; i < sf->n_sites; i++)
+		if (sec->key(&sf->sites[i]))
+			r[n++] = (struct ranked){ sec->key(&sf->sites[i]), i };
+	qsort(r, n, sizeof(*r), ranked_cmp);
+	fprintf(out, "%s\n", sec->title);
+	for (size_t i = 0; i < n && (!top || i < top); i++) {
+		const struct sites_site *s = &sf->sites[r[i].index];
+		sec->headline(out, s);
+		report_stack_text(out, s, "  ");
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+	free(r);
+}
+
+static void
+leak_check_text(FILE *out, const struct sites_file *sf)
+{
+	static const char *const words[SITES_N_KINDS] = {
+		"definitely lost", "indirectly lost", "possibly lost",
+		"still reachable",
+	};
+	fprintf(out, "leak check (%s):", sf->leak_mode);
+	for (int k = 0; k < SITES_N_KINDS; k++)
+		fprintf(out, "%s %s %" PRIu64 " bytes in %" PRIu64 " blocks",
+			k ? "," : "", words[k], sf->leak_bytes[k],
+			sf->leak_blocks[k]);
+	fputc('\n', out);
+}
+
+static void
+runtime_text(FILE *out, const struct report_profile *p,
+	     const struct totals *t)
+{
+	fprintf(out, "total runtime: %" PRIu64 " %s (the time of the last "
+		"snapshot)\n", t->runtime, time_unit(p));
+}
+
+static void
+peak_heap_text(FILE *out, const struct report_profile *p,
+	       const struct totals *t)
+{
+	fprintf(out, "peak heap memory consumption: %" PRIu64 " bytes",
+		t->peak_heap);
+	if (t->peak_index >= 0)
+		fprintf(out, " (snapshot %u)",
+			p->massif.snaps[t->peak_index].number);
+	fputc('\n', out);
+}
+
+static void
+totals_text(FILE *out, const struct report_profile *p)
+{
+	struct totals t;
+	totals_get(p, &t);
+	runtime_text(out, p, &t);
+	fprintf(out, "calls to allocation functions: %" PRIu64 "\n", t.calls);
+	fprintf(out, "temporary memory allocations: %" PRIu64 " (%.2f%% of "
+		"the calls)\n", t.temporary, percent(t.temporary, t.calls));
+	peak_heap_text(out, p, &t);
+	fprintf(out, "total memory leaked: %" PRIu64 " bytes in %" PRIu64
+		" blocks\n", t.leaked, t.leaked_blocks);
+	if (p->sites.has_leak_check)
+		leak_check_text(out, &p->sites);
+}
+
+static void
+header_text(FILE *out, const struct report_profile *p)
+{
+	fprintf(out, "heaptrace report of %s\ncmd: %s\n", p->path,
+		profile_cmd(p));
+}
+
+static void
+snapshots_text(FILE *out, const struct report_profile *p)
+{
+	const struct mf_file *m = &p->massif;
+	fprintf(out, "SNAPSHOTS\n%8s %16s %16s %12s %12s  %s\n", "snapshot",
+		"time", "heap", "extra", "stacks", "tree");
+	for (size_t i = 0; i < m->n_snaps; i++) {
+		const struct mf_snapshot *s = &m->snaps[i];
+		fprintf(out, "%8u %16" PRIu64 " %16" PRIu64 " %12" PRIu64
+			" %12" PRIu64 "  %s\n", s->number, s->time, s->heap,
+			s->extra, s->stacks, kind_name(s->kind));
+	}
+	fputc('\n', out);
+}
+
+static void
+peak_tree_text(FILE *out, const struct report_profile *p,
+	       unsigned long top)
+{
+	long pi = report_peak_index(&p->massif);
+	if (pi < 0) {
+		fputs("PEAK MEMORY CONSUMERS\nno detailed snapshot: the peak "
+		      "tree is not known\n\n", out);
+		return;
+	}
+	const struct mf_snapshot *s = &p->massif.snaps[pi];
+	size_t *idx;
+	size_t n = tree_top_entries(s, &idx);
+	fprintf(out, "PEAK MEMORY CONSUMERS (top entries of snapshot %u's "
+		"tree)\n", s->number);
+	for (size_t i = 0; i < n && (!top || i < top); i++) {
+		const struct mf_node *nd = &s->tree[idx[i]];
+		fprintf(out, "%" PRIu64 " bytes (%.2f%%) %s%s\n", nd->bytes,
+			percent(nd->bytes, s->heap), nd->aggregate ? "" : "from ",
+			report_label_text(nd->label));
+	}
+	fputc('\n', out);
+	free(idx);
+}
+
+/* A Massif file without .sites: its series and peak tree. */
+static void
+massif_only_text(FILE *out, const struct report_profile *p,
+		 unsigned long top)
+{
+	struct totals t;
+	totals_get(p, &t);
+	fprintf(out, "per-site statistics missing: no %s beside the profile; "
+		"%s (real Massif's?), so calls, temporary allocations and leaks "
+		"are not known. What the Massif file holds:\n\n",
+		p->sites_path, MISSING_TEXT);
+	snapshots_text(out, p);
+	peak_tree_text(out, p, top);
+	runtime_text(out, p, &t);
+	peak_heap_text(out, p, &t);
+}
+
+static void
+report_text(FILE *out, const struct report_profile *p,
+	    const struct report_args *args)
+{
+	header_text(out, p);
+	fputc('\n', out);
+	if (!p->has_sites) {
+		massif_only_text(out, p, args->top);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		section_text(out, &p->sites, &sections[i], args->top);
+	totals_text(out, p);
+}
+
+/* ---- JSON ---- */
+
+static void
+peak_json(FILE *out, const struct report_profile *p)
+{
+	const struct sites_file *sf = &p->sites;
+	long pi = report_peak_index(&p->massif);
+	if (p->has_sites && sf->has_peak && sf->peak_snapshot >= 0)
+		fprintf(out, "{\"snapshot\": %" PRId64 ", \"time\": %" PRIu64
+			", \"heap\": %" PRIu64 "}", sf->peak_snapshot,
+			sf->peak_time, sf->peak_heap);
+	else if ((!p->has_sites || !sf->has_peak) && pi >= 0)
+		fprintf(out, "{\"snapshot\": %u, \"time\": %" PRIu64
+			", \"heap\": %" PRIu64 "}", p->massif.snaps[pi].number,
+			p->massif.snaps[pi].time, p->massif.snaps[pi].heap);
+	else
+		fputs("null", out);
+}
+
+static void
+profile_json(FILE *out, const struct report_profile *p)
+{
+	fputs("  \"profile\": {\"path\": ", out);
+	report_json_string(out, p->path);
+	fputs(", \"sites_file\": ", out);
+	json_string_or_null(out, p->has_sites ? p->sites_path : NULL);
+	fputs(", \"cmd\": ", out);
+	report_json_string(out, profile_cmd(p));
+	fputs(", \"time_unit\": ", out);
+	report_json_string(out, time_unit(p));
+	fputs(", \"peak\": ", out);
+	peak_json(out, p);
+	fputs("},\n", out);
+}
+
+static void
+leak_check_json(FILE *out, const struct sites_file *sf)
+{
+	fputs(", \"leak_check\": {\"mode\": ", out);
+	report_json_string(out, sf->leak_mode);
+	for (int k = 0; k < SITES_N_KINDS; k++)
+		fprintf(out, ", \"%s\": {\"bytes\": %" PRIu64 ", \"blocks\": %"
+			PRIu64 "}", sites_kind_name(k), sf->leak_bytes[k],
+			sf->leak_blocks[k]);
+	fputc('}', out);
+}
+
+static void
+totals_json(FILE *out, const struct report_profile *p)
+{
+	struct totals t;
+	totals_get(p, &t);
+	fprintf(out, "  \"totals\": {\"runtime\": %" PRIu64
+		", \"peak_heap\": %" PRIu64, t.runtime, t.peak_heap);
+	if (p->has_sites) {
+		fprintf(out, ", \"sites\": %zu, \"calls\": %" PRIu64
+			", \"allocated\": %" PRIu64 ", \"temporary\": %" PRIu64
+			", \"temporary_percent\": %.2f, \"leaked\": %" PRIu64
+			", \"leaked_blocks\": %" PRIu64, p->sites.n_sites,
+			t.calls, t.allocated, t.temporary,
+			percent(t.temporary, t.calls), t.leaked,
+			t.leaked_blocks);
+		if (p->sites.has_leak_check)
+			leak_check_json(out, &p->sites);
+	}
+	fputs("},\n", out);
+}
+
+static void
+site_json(FILE *out, const struct sites_site *s)
+{
+	fprintf(out, "{\"id\": %" PRIu64 ", \"stack\": ", s->id);
+	report_json_stack(out, s);
+	fprintf(out, ", \"calls\": %" PRIu64 ", \"allocated\": %" PRIu64
+		", \"peak\": %" PRIu64 ", \"leaked\": %" PRIu64
+		", \"leaked_blocks\": %" PRIu64 ", \"temporary\": %" PRIu64,
+		s->calls, s->allocated, s->peak, s->leaked, s->leaked_blocks,
+		s->temporary);
+	for (int k = 0; s->has_kinds && k < SITES_N_KINDS; k++)
+		fprintf(out, ", \"%s\": %" PRIu64, sites_kind_name(k),
+			s->kind_bytes[k]);
+	fputc('}', out);
+}
+
+static void
+sites_json(FILE *out, const struct report_profile *p)
+{
+	if (!p->has_sites) {
+		fputs("  \"sites\": null,\n  \"missing\": ", out);
+		char *why = ht_xasprintf("per-site statistics: no %s beside the "
+					 "profile; %s", p->sites_path,
+					 MISSING_TEXT);
+		report_json_string(out, why);
+		free(why);
+		fputs(",\n", out);
+		return;
+	}
+	fputs("  \"sites\": [", out);
+	for (size_t i = 0; i < p->sites.n_sites; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		site_json(out, &p->sites.sites[i]);
+	}
+	fputs(p->sites.n_sites ? "\n  ],\n" : "],\n", out);
+}
+
+/* The peak tree's top entries, for a file without .sites. */
+static void
+peak_tree_json(FILE *out, const struct report_profile *p)
+{
+	long pi = report_peak_index(&p->massif);
+	fputs("  \"peak_tree\": ", out);
+	if (pi < 0) {
+		fputs("null,\n", out);
+		return;
+	}
+	const struct mf_snapshot *s = &p->massif.snaps[pi];
+	size_t *idx;
+	size_t n = tree_top_entries(s, &idx);
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		const struct mf_node *nd = &s->tree[idx[i]];
+		fputs(i ? ",\n    {\"label\": " : "\n    {\"label\": ", out);
+		report_json_string(out, report_label_text(nd->label));
+		fprintf(out, ", \"bytes\": %" PRIu64 ", \"address\": ",
+			nd->bytes);
+		if (nd->aggregate)
+			fputs("null", out);
+		else
+			fprintf(out, "\"0x%" PRIX64 "\"", nd->addr);
+		fprintf(out, ", \"aggregate\": %s}",
+			nd->aggregate ? "true" : "false");
+	}
+	fputs(n ? "\n  ],\n" : "],\n", out);
+	free(idx);
+}
+
+static void
+snapshots_json(FILE *out, const struct mf_file *m)
+{
+	fputs("  \"snapshots\": [", out);
+	for (size_t i = 0; i < m->n_snaps; i++) {
+		const struct mf_snapshot *s = &m->snaps[i];
+		fprintf(out, "%s{\"number\": %u, \"time\": %" PRIu64
+			", \"heap\": %" PRIu64 ", \"extra\": %" PRIu64
+			", \"stacks\": %" PRIu64 ", \"kind\": \"%s\"}",
+			i ? ",\n    " : "\n    ", s->number, s->time, s->heap,
+			s->extra, s->stacks, kind_name(s->kind));
+	}
+	fputs(m->n_snaps ? "\n  ]\n" : "]\n", out);
+}
+
+static void
+report_json(FILE *out, const struct report_profile *p)
+{
+	fputs("{\n", out);
+	profile_json(out, p);
+	totals_json(out, p);
+	sites_json(out, p);
+	if (!p->has_sites)
+		peak_tree_json(out, p);
+	snapshots_json(out, &p->massif);
+	fputs("}\n", out);
+}
+
+/* ---- the command ---- */
+
+static FILE *
+output_open(const char *path)
+{
+	if (!path)
+		return stdout;
+	FILE *f = fopen(path, "we");
+	if (!f)
+		ht_error("report: cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+int
+report_cmd(int argc, char **argv)
+{
+	struct report_args args;
+	int rc = args_parse(argc, argv, &args);
+	if (rc > 0) {
+		report_usage(stdout);
+		return fflush(stdout) ? REPORT_EXIT_ERROR : 0;
+	}
+	if (rc < 0)
+		return REPORT_EXIT_ERROR;
+	struct report_profile p;
+	char err[1024];
+	if (report_profile_load(args.profile, &p, err, sizeof(err))) {
+		ht_error("report: %s", err);
+		return REPORT_EXIT_ERROR;
+	}
+	FILE *out = output_open(args.out_path);
+	if (out) {
+		if (args.format == FORMAT_JSON)
+			report_json(out, &p);
+		else
+			report_text(out, &p, &args);
+		rc = report_output_close(out, args.out_path ? args.out_path :
+					 "standard output");
+		if (rc && args.out_path)
+			unlink(args.out_path);
+	}
+	report_profile_free(&p);
+	return out && rc == 0 ? 0 : REPORT_EXIT_ERROR;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The massif.out reader: a file Massif or heaptrace wrote, parsed into
+   its header, its snapshots and their allocation trees, for the commands
+   that read profiles back (print, report, diff). */
+#ifndef HT_OUTPUT_MASSIF_READ_H
+#define HT_OUTPUT_MASSIF_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mf_node {            /* one tree line, preorder */
+	uint64_t bytes;
+	uint64_t addr;          /* 0 for the root line and aggregate lines */
+	char *label;            /* the text after "nN: BYTES ", e.g. "0x4005F4: main (t.c:6)", "(heap allocation functions) malloc/new/new[], --alloc-fns, etc.", "in 3 places, all below massif's threshold (1.00%)" */
+	uint32_t n_children;
+	bool aggregate;         /* an "in N places..." line */
+};
+enum mf_kind { MF_EMPTY, MF_DETAILED, MF_PEAK };
+struct mf_snapshot {
+	unsigned number;        /* snapshot=N */
+	uint64_t time, heap, extra, stacks;
+	enum mf_kind kind;
+	struct mf_node *tree;   /* NULL when empty */
+	size_t n_tree;
+};
+struct mf_file {
+	char *desc, *cmd, *time_unit;
+	struct mf_snapshot *snaps;
+	size_t n_snaps;
+};
+/* Reads the massif.out file PATH into *OUT. Returns 0, or -1 with a one-line reason (naming the file and line) in ERR. */
+int mf_read(const char *path, struct mf_file *out, char *err, size_t errlen);
+/* Frees what F holds. */
+void mf_free(struct mf_file *f);
+
+#endif

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Tests of output/sites_read.c: the hand-written data/a.massif.sites read
+   figure by figure, unknown keys and line types skipped, each kind of
+   malformed line refused with its file and line, and random damage to a
+   valid file never crashing the reader (run it under ASan).
+   Usage: test_sites_read CASE SRCDIR; exit 0 pass, 1 fail, 99 harness. */
+#include "output/sites_read.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/check.h"
+
+static char tmpdir[] = "/tmp/ht-sites-read-XXXXXX";
+static const char *srcdir;
+
+/* Write TEXT to a file of the temporary directory; its path. */
+static const char *
+write_file(const char *text, size_t len)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "%s/t.sites", tmpdir);
+	FILE *f = fopen(path, "w");
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		exit(EXIT_HARNESS);
+	}
+	return path;
+}
+
+static void
+test_valid(void)
+{
+	char path[4096], err[512];
+	struct sites_file sf;
+	snprintf(path, sizeof(path), "%s/data/a.massif.sites", srcdir);
+	int rc = sites_read(path, &sf, NULL, err, sizeof(err));
+	CHECK(rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK(sf.version == 1 && sf.has_pid && sf.pid == 1234, "header");
+	CHECK(strcmp(sf.cmd, "./prog") == 0, "cmd '%s'", sf.cmd);
+	CHECK(strcmp(sf.time_unit, "B") == 0, "time_unit");
+	CHECK(sf.has_peak && sf.peak_snapshot == 1 && sf.peak_time == 4000 &&
+	      sf.peak_heap == 3000, "peak");
+	CHECK(sf.has_totals && sf.total_sites == 4 && sf.total_calls == 123 &&
+	      sf.total_allocated == 9448 && sf.total_temporary == 101 &&
+	      sf.total_leaked == 1016 && sf.total_leaked_blocks == 2,
+	      "totals");
+	CHECK(!sf.has_leak_check, "no leak check");
+	CHECK(sf.n_sites == 4, "%zu sites", sf.n_sites);
+	const struct sites_site *s = &sf.sites[0];
+	CHECK(s->id == 1 && s->calls == 100 && s->allocated == 6400 &&
+	      s->peak == 0 && s->temporary == 100 && s->n_frames == 3,
+	      "site 1");
+	CHECK(strcmp(s->frames[0].function, "malloc") == 0 &&
+	      !s->frames[0].file && s->frames[0].addr == 0x48407B4 &&
+	      strcmp(s->frames[0].object,
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6") == 0, "malloc");
+	CHECK(strcmp(s->frames[1].file, "prog.c") == 0 &&
+	      s->frames[1].line == 4 && !s->frames[1].object, "scratch");
+	s = &sf.sites[3];
+	CHECK(s->leaked == 16 && s->leaked_blocks == 1 && s->n_frames == 4,
+	      "site 4");
+	CHECK(strcmp(s->frames[0].function, "operator new(unsigned long)") == 0,
+	      "a name with blanks: '%s'", s->frames[0].function);
+	CHECK(strcmp(s->frames[1].function, "???") == 0 &&
+	      !s->frames[1].file && !s->frames[1].object, "no place");
+	CHECK(strcmp(s->frames[2].file, "we\"ird\\dir/x.c") == 0 &&
+	      s->frames[2].line == 3, "odd file '%s'", s->frames[2].file);
+	sites_free(&sf);
+}
+
+static void
+test_unknown(void)
+{
+	static const char text[] =
+		"heaptrace-sites: 1\n"
+		"# a comment\n"
+		"\n"
+		"later_line: a=1 b=2\n"
+		"peak: snapshot=-1 time=0 heap=0 later=3\n"
+		"totals: sites=1 calls=2 allocated=3 temporary=0 leaked=3 "
+		"leaked_blocks=1 later=x\n"
+		"leak_check: full definite=3/1 indirect=0/0 possible=0/0 "
+		"reachable=0/0 later=1/2\n"
+		"site: 7 calls=2 allocated=3 peak=0 leaked=3 leaked_blocks=1 "
+		"temporary=0 definite=3 indirect=0 possible=0 reachable=0 "
+		"later=9 word\n"
+		"frame: 0xABC f\tf.c:1\n"
+		"other: frame-like\n"
+		"frame: 0xDEF main\n";
+	char err[512];
+	struct sites_file sf;
+	int rc = sites_read(write_file(text, sizeof(text) - 1), &sf, NULL,
+			    err, sizeof(err));
+	CHECK(rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK(sf.has_peak && sf.peak_snapshot == -1, "peak -1");
+	CHECK(sf.has_leak_check && strcmp(sf.leak_mode, "full") == 0 &&
+	      sf.leak_bytes[SITES_DEFINITE] == 3 &&
+	      sf.leak_blocks[SITES_DEFINITE] == 1, "leak check");
+	CHECK(sf.n_sites == 1 && sf.sites[0].id == 7 &&
+	      sf.sites[0].has_kinds &&
+	      sf.sites[0].kind_bytes[SITES_DEFINITE] == 3, "site");
+	CHECK(sf.sites[0].n_frames == 2 &&
+	      strcmp(sf.sites[0].frames[1].function, "main") == 0 &&
+	      sf.sites[0].frames[0].addr == 0xABC, "frames");
+	sites_free(&sf);
+}
+
+/* One malformed text and the words its error must hold. */
+struct bad_case {
+	const char *text;
+	const char *want;
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "", "empty" },
+	{ "heaptrace-massif: 1\n", ":1: not a heaptrace sites file" },
+	{ "heaptrace-sites: 2\n", ":1: version 2" },
+	{ "heaptrace-sites: one\n", ":1: version 'one'" },
+	{ "heaptrace-sites: 1\nno colon here\n", ":2: not a 'type: ...'" },
+	{ "heaptrace-sites: 1\nfoo:bar\n", ":2: not a 'type: ...'" },
+	{ "heaptrace-sites: 1\npid: x\n", ":2: pid 'x'" },
+	{ "heaptrace-sites: 1\npeak: snapshot=1 time=2\n",
+	  ":2: peak: line without heap=" },
+	{ "heaptrace-sites: 1\npeak: snapshot=1 time=-2 heap=3\n",
+	  ":2: time=-2 is not a decimal number" },
+	{ "heaptrace-sites: 1\ntotals: sites=1 calls=99999999999999999999 "
+	  "allocated=0 temporary=0 leaked=0\n", ":2: calls=9999" },
+	{ "heaptrace-sites: 1\nsite: calls=1 allocated=1 peak=0 leaked=0 "
+	  "temporary=0\n", ":2: site: line without its decimal ID" },
+	{ "heaptrace-sites: 1\nsite: 1 calls=1 allocated=1 peak=0 "
+	  "temporary=0\n", ":2: site: line without leaked=" },
+	{ "heaptrace-sites: 1\nsite: 1 calls=1 allocated=1x peak=0 "
+	  "leaked=0 temporary=0\n", ":2: allocated=1x" },
+	{ "heaptrace-sites: 1\n# c\nframe: 0x1 f\tf.c:1\n",
+	  ":3: frame: line before any site" },
+	{ "heaptrace-sites: 1\nsite: 1 calls=1 allocated=1 peak=0 leaked=0 "
+	  "temporary=0\nframe: 12 f\tf.c:1\n", ":3: frame: address" },
+	{ "heaptrace-sites: 1\nsite: 1 calls=1 allocated=1 peak=0 leaked=0 "
+	  "temporary=0\nframe: 0xZZ f\tf.c:1\n", ":3: frame: not" },
+	{ "heaptrace-sites: 1\nsite: 1 calls=1 allocated=1 peak=0 leaked=0 "
+	  "temporary=0\nframe: 0x12\n", ":3: frame: not" },
+	{ "heaptrace-sites: 1\nsite: 1 calls=1 allocated=1 peak=0 leaked=0 "
+	  "temporary=0\nframe: 0x12345678901234567 f\n", ":3: frame: not" },
+	{ "heaptrace-sites: 1\nsite: 1 calls=1 allocated=1 peak=0 leaked=0 "
+	  "temporary=0\nframe: 0x12 f\tf.c:x\n", ":3: frame: place 'f.c:x'" },
+	{ "heaptrace-sites: 1\nleak_check: definite=1/1\n",
+	  ":2: leak_check: line without its mode" },
+	{ "heaptrace-sites: 1\nleak_check: full definite=1\n",
+	  ":2: leak_check: definite=1 is not" },
+	{ "heaptrace-sites: 1\nheaptrace-sites: 1\n", ":2: a second" },
+};
+
+static void
+test_malformed(void)
+{
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		char err[512];
+		struct sites_file sf;
+		const char *path = write_file(c->text, strlen(c->text));
+		int rc = sites_read(path, &sf, NULL, err, sizeof(err));
+		CHECK(rc == -1, "case %zu accepted", i);
+		if (rc == 0) {
+			sites_free(&sf);
+			continue;
+		}
+		CHECK(strncmp(err, path, strlen(path)) == 0 &&
+		      strstr(err, c->want) && !strchr(err, '\n'),
+		      "case %zu: '%s', want '%s'", i, err, c->want);
+		CHECK(sf.n_sites == 0 && !sf.sites && !sf.cmd, "case %zu: "
+		      "not emptied", i);
+	}
+	/* a NUL byte inside a line */
+	static const char nul[] = "heaptrace-sites: 1\ncmd: a\0b\n";
+	char err[512];
+	struct sites_file sf;
+	CHECK(sites_read(write_file(nul, sizeof(nul) - 1), &sf, NULL, err,
+			 sizeof(err)) == -1 && strstr(err, ":2: NUL byte"),
+	      "NUL: %s", err);
+}
+
+static void
+test_missing(void)
+{
+	char path[128], err[512];
+	int e;
+	struct sites_file sf;
+	snprintf(path, sizeof(path), "%s/none.sites", tmpdir);
+	CHECK(sites_read(path, &sf, &e, err, sizeof(err)) == -1 &&
+	      e == ENOENT && strstr(err, "none.sites: "), "%s", err);
+	char *p = sites_path_of("massif.out.12");
+	CHECK(strcmp(p, "massif.out.12.sites") == 0, "%s", p);
+	free(p);
+}
+
+/* Flip, delete and insert bytes of the valid file at random: the reader
+   must return 0 or -1 with a one-line error, and never crash (ASan). */
+static void
+test_fuzz(void)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/data/a.massif.sites", srcdir);
+	FILE *f = fopen(path, "r");
+	static char orig[8192], buf[8192 + 64];
+	size_t n = f ? fread(orig, 1, sizeof(orig), f) : 0;
+	if (!f || n == 0 || n == sizeof(orig))
+		exit(EXIT_HARNESS);
+	fclose(f);
+	static const char alphabet[] = "0x:= \t\n-#/()9aZ\0\377";
+	srandom(15);
+	for (int round = 0; round < 3000; round++) {
+		size_t len = n;
+		memcpy(buf, orig, n);
+		for (int k = 1 + (int)(random() % 4); k > 0 && len > 1; k--) {
+			size_t at = (size_t)random() % len;
+			char c = alphabet[random() % (sizeof(alphabet) - 1)];
+			switch (random() % 4) {
+			case 0: /* replace */
+				buf[at] = c;
+				break;
+			case 1: /* delete */
+				memmove(buf + at, buf + at + 1, len - at - 1);
+				len--;
+				break;
+			case 2: /* insert */
+				memmove(buf + at + 1, buf + at, len - at);
+				buf[at] = c;
+				len++;
+				break;
+			default: /* truncate */
+				len = at + 1;
+			}
+		}
+		char err[512] = "";
+		struct sites_file sf;
+		int rc = sites_read(write_file(buf, len), &sf, NULL, err,
+				    sizeof(err));
+		if (rc == 0)
+			sites_free(&sf);
+		else
+			CHECK(rc == -1 && err[0] && !strchr(err, '\n'),
+			      "round %d: rc %d '%s'", round, rc, err);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 3 || !mkdtemp(tmpdir))
+		return EXIT_HARNESS;
+	srcdir = argv[2];
+	const char *c = argv[1];
+	if (strcmp(c, "valid") == 0)
+		test_valid();
+	else if (strcmp(c, "unknown") == 0)
+		test_unknown();
+	else if (strcmp(c, "malformed") == 0)
+		test_malformed();
+	else if (strcmp(c, "missing") == 0)
+		test_missing();
+	else if (strcmp(c, "fuzz") == 0)
+		test_fuzz();
+	else
+		failures = -1;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/t.sites", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+	if (failures < 0)
+		return EXIT_HARNESS;
+	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -155,6 +155,11 @@ report_stack_text(FILE *out, const struct sites_site *s, const char *indent)
 		fputs(indent, out);
 		report_frame_text(out, &s->frames[i]);
 		fputc('\n', out);
+		/* what lies below main is the C library's start-up: as
+		   Massif and heaptrack_print, the text stops at main (the
+		   JSON keeps every frame) */
+		if (strcmp(s->frames[i].function, "main") == 0)
+			break;
 	}
 }
 

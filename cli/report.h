@@ -61,7 +61,8 @@ const struct sites_frame *report_site_frame(const struct sites_site *s);
    [0xADDR]" for an unknown one) on OUT, without a newline. */
 void report_frame_text(FILE *out, const struct sites_frame *fr);
 
-/* Site S's frames on OUT, one a line, innermost first, after INDENT. */
+/* Site S's frames on OUT, one a line, innermost first, after INDENT,
+   down to main. */
 void report_stack_text(FILE *out, const struct sites_site *s,
 		       const char *indent);
 

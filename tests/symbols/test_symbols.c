@@ -130,6 +130,25 @@ check_names(struct ht_symbolizer *sym, const uint64_t *pcs, unsigned n,
 	return at;
 }
 
+/* GOT is WANT ("fn (file:line)"), or WANT with a directory before its
+   file name: heaptrace names files as the line table does, and clang's
+   DWARF 5 tables hold the path the compiler was given
+   ("../tests/symbols/progs/f3.c"), gcc's the bare name. */
+static bool
+same_frame_text(const char *got, const char *want)
+{
+	if (strcmp(got, want) == 0)
+		return true;
+	const char *open = strstr(want, " (");
+	if (!open)
+		return false;
+	size_t head = (size_t)(open - want) + 2, glen = strlen(got),
+	       tail = strlen(want) - head;
+	return glen > head + tail && strncmp(got, want, head) == 0 &&
+	       strcmp(got + glen - tail, want + head) == 0 &&
+	       got[glen - tail - 1] == '/';
+}
+
 static void
 check_line(struct ht_symbolizer *sym, uint64_t pc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -144,7 +163,7 @@ check_line(struct ht_symbolizer *sym, uint64_t pc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(want, sizeof(want), fmt, ap);
 	va_end(ap);
-	check(strcmp(got, want) == 0, "%#lx: \"%s\", expected \"%s\"",
+	check(same_frame_text(got, want), "%#lx: \"%s\", expected \"%s\"",
 	      (unsigned long)pc, got, want);
 }
 
@@ -408,15 +427,29 @@ test_inline(const char *prog)
 	snprintf(want[2], sizeof(want[2]), "host (inline.c:%d)",
 		 mark_line(&t.marks, "host"));
 	k = t.sym.describe(t.sym.ctx, t.pcs[at], lines, HT_MAX_INLINE);
+#ifdef HT_TEST_PROGS_CLANG
+	/* clang writes DWARF 5, whose inline chains heaptrace leaves out as
+	   Valgrind 3.19 does (README, test dw5-clang): the host alone */
+	/* (at the line of the innermost inlined code, as Valgrind) */
+	snprintf(want[2], sizeof(want[2]), "host (inline.c:%d)",
+		 mark_line(&t.marks, "inner"));
+	check(k == 1 && same_frame_text(lines[0], want[2]),
+	      "host's frame has %u lines, expected 1 (clang): \"%s\"", k,
+	      lines[0]);
+	goto host_checked;
+#endif
 	check(k == 3, "host's frame has %u lines, expected 3", k);
 	for (unsigned i = 0; i < k && i < 3; i++)
-		check(strcmp(lines[i], want[i]) == 0,
+		check(same_frame_text(lines[i], want[i]),
 		      "inline line %u: \"%s\", expected \"%s\"", i, lines[i],
 		      want[i]);
 	/* MAX cuts the chain from the outside. */
 	k = t.sym.describe(t.sym.ctx, t.pcs[at], lines, 1);
 	check(k == 1 && strcmp(lines[0], want[0]) == 0,
 	      "describe with max 1 gave %u lines", k);
+#ifdef HT_TEST_PROGS_CLANG
+host_checked:
+#endif
 	check_line(&t.sym, t.pcs[at + 1], "main (inline.c:%d)",
 		   mark_line(&t.marks, "main"));
 	check_below_main(&t.sym, t.pcs, t.n, (unsigned)at + 1);

@@ -797,6 +797,7 @@ ht_options_usage(FILE *out)
 	fputs("usage: heaptrace run [options] [--] PROG [ARGS...]\n"
 	      "       heaptrace attach [options] PID [options]\n"
 	      "       heaptrace snapshot PID\n"
+	      "       heaptrace print [--threshold=X] [--x=N] [--y=N] FILE\n"
 	      "       heaptrace report [--format=text|json] [--top=N] [-o FILE] "
 	      "PROFILE\n"
 	      "       heaptrace diff [--format=text|json] [--threshold=PERCENT] "

@@ -20,6 +20,7 @@
 #include "output/output.h"
 #include "output/sites.h"
 #include "leakcheck.h"
+#include "report.h"
 #include "snapshot_ack.h"
 #include "snapshot/extra.h"
 #include "snapshot/snapshot.h"
@@ -501,6 +502,21 @@ write_sites(struct profiler *prof, const struct profile *pr, const char *path,
 	free(sites);
 }
 
+/* --html=yes: the page beside the profile (and its .sites) just written,
+   when the profile is a regular file. */
+static void
+write_html(struct profiler *prof, const char *path)
+{
+	struct stat st;
+	char err[PATH_MAX + 256];
+	if (!prof->opt->html || stat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (report_html_beside(path, err, sizeof(err))) {
+		ht_error("%s", err);
+		prof->write_failures++;
+	}
+}
+
 static void
 write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 {
@@ -516,6 +532,7 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 		prof->write_failures++;
 	} else {
 		write_sites(prof, pr, path, &h);
+		write_html(prof, path);
 		if (!prof->opt->quiet)
 			note_written(prof, pr, path, backend);
 	}

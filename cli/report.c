@@ -15,11 +15,12 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "output/html.h"
 
 /* heaptrack_print's --peak-limit default: entries per section. */
 #define DEFAULT_TOP 10
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
 
 struct report_args {
 	enum report_format format;
@@ -295,9 +296,11 @@ format_parse(const char *v, enum report_format *format)
 		*format = FORMAT_TEXT;
 	else if (strcmp(v, "json") == 0)
 		*format = FORMAT_JSON;
+	else if (strcmp(v, "html") == 0)
+		*format = FORMAT_HTML;
 	else {
-		ht_error("report: --format must be 'text' or 'json', not '%s'",
-			 v);
+		ht_error("report: --format must be 'text', 'json' or 'html', "
+			 "not '%s'", v);
 		return -1;
 	}
 	return 0;
@@ -306,7 +309,7 @@ format_parse(const char *v, enum report_format *format)
 static void
 report_usage(FILE *out)
 {
-	fputs("usage: heaptrace report [--format=text|json] [--top=N] "
+	fputs("usage: heaptrace report [--format=text|json|html] [--top=N] "
 	      "[-o FILE] PROFILE\n"
 	      "Print the allocation sites of PROFILE (a massif.out file "
 	      "heaptrace wrote, read\n"
@@ -321,7 +324,9 @@ report_usage(FILE *out)
 	      "every site, the snapshot series. On a Massif file without "
 	      ".sites (real\n"
 	      "Massif's), the snapshot series and the peak tree's top entries. "
-	      "-o FILE\n"
+	      "--format=html\n"
+	      "writes one self-contained page (chart, trees, flame graph, "
+	      "tables). -o FILE\n"
 	      "writes to FILE instead of standard output. Exit status: 0, or 2 "
 	      "on an error.\n", out);
 }
@@ -874,6 +879,45 @@ report_json(FILE *out, const struct report_profile *p)
 	fputs("}\n", out);
 }
 
+/* The page of output/html.c; its write errors are found on closing. */
+static void
+report_html(FILE *out, const struct report_profile *p)
+{
+	struct html_profile h = {
+		.path = p->path,
+		.massif = &p->massif,
+		.sites = p->has_sites ? &p->sites : NULL,
+		.peak = report_peak_index(&p->massif),
+	};
+	html_write(out, &h);
+}
+
+int
+report_html_beside(const char *profile, char *err, size_t errlen)
+{
+	struct report_profile p;
+	if (report_profile_load(profile, &p, err, errlen))
+		return -1;
+	char *page = ht_xasprintf("%s.html", profile);
+	FILE *out = fopen(page, "w");
+	int rc = 0;
+	if (!out) {
+		snprintf(err, errlen, "cannot write %s: %s", page,
+			 strerror(errno));
+		rc = -1;
+	} else {
+		report_html(out, &p);
+		if (fclose(out)) {
+			snprintf(err, errlen, "cannot write %s: %s", page,
+				 strerror(errno));
+			rc = -1;
+		}
+	}
+	free(page);
+	report_profile_free(&p);
+	return rc;
+}
+
 /* ---- the command ---- */
 
 static FILE *
@@ -908,6 +952,8 @@ report_cmd(int argc, char **argv)
 	if (out) {
 		if (args.format == FORMAT_JSON)
 			report_json(out, &p);
+		else if (args.format == FORMAT_HTML)
+			report_html(out, &p);
 		else
 			report_text(out, &p, &args);
 		rc = report_output_close(out, args.out_path ? args.out_path :

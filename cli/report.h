@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* `heaptrace report [--format=text|json] [--top=N] [-o FILE] PROFILE`:
+/* `heaptrace report [--format=text|json|html] [--top=N] [-o FILE] PROFILE`:
    the per-site statistics of a profile (its .sites file) in
    heaptrack_print's sections, or as JSON; on a Massif file without one,
    what the Massif file holds. Also the reading of a profile and the
@@ -31,6 +31,11 @@ struct report_profile {
 	struct sites_file sites;
 	char *sites_path;
 };
+
+/* The HTML page of the profile PROFILE (and its .sites) written beside
+   it as PROFILE.html (--html=yes of run and attach). Returns 0, or -1
+   with a one-line reason in ERR. */
+int report_html_beside(const char *profile, char *err, size_t errlen);
 
 /* Read PATH and PATH.sites (absent: has_sites false) into *P. Returns 0,
    or -1 with a one-line reason in ERR and *P empty. */

@@ -211,6 +211,10 @@ static const struct opt_spec specs[] = {
 	{ .name = "--num-callers", .kind = OPT_UINT, .off = FIELD(num_callers),
 	  .def = "12", .lo = 1, .hi = 500, .group = GROUP_LEAK,
 	  .help = "frames of a loss record's allocation stack" },
+	{ .name = "--html", .kind = OPT_BOOL, .off = FIELD(html),
+	  .def = "no", .group = GROUP_OWN,
+	  .help = "also write each profile's HTML page beside it, "
+		  "PROFILE.html (as heaptrace report --format=html)" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
 	  .help = "print nothing but errors (see Notes)" },

@@ -94,6 +94,9 @@ struct ht_options {
 	unsigned num_callers;          /* --num-callers=12: frames shown per
 					  loss record */
 
+	bool html;                     /* --html=no: PROFILE.html beside each
+					  profile (heaptrace report's page) */
+
 	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
 	char **desc_args;
 	size_t n_desc_args;

@@ -16,6 +16,7 @@
 #include "common/err.h"
 #include "common/xalloc.h"
 #include "output/html.h"
+#include "output/jsonstr.h"
 
 /* heaptrack_print's --peak-limit default: entries per section. */
 #define DEFAULT_TOP 10
@@ -164,45 +165,11 @@ report_stack_text(FILE *out, const struct sites_site *s, const char *indent)
 	}
 }
 
-/* The length of the UTF-8 sequence at S, or 0 if it is not one. */
-static size_t
-utf8_length(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 :
-		   s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
-	if (s[0] >= 0xF5)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	return n;
-}
 
 void
 report_json_string(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n;
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7F)
-			fprintf(out, "\\u%04x", *p);
-		else if (*p < 0x80)
-			fputc(*p, out);
-		else if ((n = utf8_length(p)) != 0) {
-			fwrite(p, 1, n, out);
-			p += n;
-			continue;
-		} else
-			fprintf(out, "\\u%04x", *p);
-		p++;
-	}
-	fputc('"', out);
+	json_string_write(out, s, false);
 }
 
 /* S quoted, or null. */

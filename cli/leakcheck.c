@@ -133,28 +133,6 @@ stack_frames(void *ctx, void *id, const struct leakreport_frame **out)
 	return k;
 }
 
-/* memcheck's count of errors: the loss records of an error kind. */
-static uint64_t
-count_errors(const struct leak_block *blocks, size_t n, unsigned kinds,
-	     struct check *c)
-{
-	struct u64map seen;
-	uint64_t errors = 0;
-	u64map_init(&seen);
-	for (size_t i = 0; i < n; i++) {
-		if (!(kinds & (1u << blocks[i].kind)))
-			continue;
-		/* one record per (stack, kind) */
-		uint64_t key = stack_key(c, blocks[i].id) * 4 + blocks[i].kind;
-		if (!u64map_get(&seen, key)) {
-			u64map_put(&seen, key, 1);
-			errors++;
-		}
-	}
-	u64map_fini(&seen);
-	return errors;
-}
-
 static void
 report(struct check *c, pid_t pid, const struct leak_block *blocks, size_t n,
        struct leakcheck_result *res)
@@ -174,7 +152,9 @@ report(struct check *c, pid_t pid, const struct leak_block *blocks, size_t n,
 		.bytes_allocated = st.usage_bytes,
 	};
 	res->errors = opt->leak_check == HT_LEAK_CHECK_FULL
-		? count_errors(blocks, n, opt->errors_for_leak_kinds, c) : 0;
+		? leakreport_count_records(blocks, n, &stacks,
+					   opt->errors_for_leak_kinds)
+		: 0;
 	fflush(stdout);
 	if (leakreport_write(stderr, blocks, n, &res->totals, &stacks, &ro))
 		ht_warn("process %d: the leak report could not be written",

@@ -454,6 +454,11 @@ profile_header(const struct profiler *prof, const struct profile *pr)
 	};
 }
 
+/* The leak kinds in the .sites file's order. */
+static const enum leak_kind sites_kind_order[OUT_SITES_KINDS] = {
+	LEAK_DEFINITE, LEAK_INDIRECT, LEAK_POSSIBLE, LEAK_REACHABLE,
+};
+
 /* out_sites_leak's site_bytes over a profile's leak check. */
 static bool
 leak_site_bytes(void *ctx, uint32_t site, uint64_t bytes[OUT_SITES_KINDS])
@@ -462,28 +467,19 @@ leak_site_bytes(void *ctx, uint32_t site, uint64_t bytes[OUT_SITES_KINDS])
 	const uint64_t *row = u64map_get(&r->rows, site);
 	if (!row)
 		return false;
-	static const enum leak_kind order[OUT_SITES_KINDS] = {
-		LEAK_DEFINITE, LEAK_INDIRECT, LEAK_POSSIBLE, LEAK_REACHABLE,
-	};
 	for (int k = 0; k < OUT_SITES_KINDS; k++)
-		bytes[k] = r->by_site[*row][order[k]];
+		bytes[k] = r->by_site[*row][sites_kind_order[k]];
 	return true;
 }
 
-/* The per-site statistics beside the profile at PATH, when that is a
-   regular file (not /dev/null, a pipe): PATH.sites. */
+/* The per-site statistics beside the profile at PATH: PATH.sites. */
 static void
 write_sites(struct profiler *prof, const struct profile *pr, const char *path,
 	    const struct out_header *h)
 {
-	struct stat st;
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return;
 	struct out_sites_leak leak = { .ctx = (void *)&pr->leak,
 				       .site_bytes = leak_site_bytes };
-	static const enum leak_kind order[OUT_SITES_KINDS] = {
-		LEAK_DEFINITE, LEAK_INDIRECT, LEAK_POSSIBLE, LEAK_REACHABLE,
-	};
+	const enum leak_kind *order = sites_kind_order;
 	if (pr->leak.done) {
 		leak.mode = prof->opt->leak_check == HT_LEAK_CHECK_FULL
 			? "full" : "summary";
@@ -502,14 +498,12 @@ write_sites(struct profiler *prof, const struct profile *pr, const char *path,
 	free(sites);
 }
 
-/* --html=yes: the page beside the profile (and its .sites) just written,
-   when the profile is a regular file. */
+/* --html=yes: the page beside the profile (and its .sites) just written. */
 static void
 write_html(struct profiler *prof, const char *path)
 {
-	struct stat st;
 	char err[PATH_MAX + 256];
-	if (!prof->opt->html || stat(path, &st) || !S_ISREG(st.st_mode))
+	if (!prof->opt->html)
 		return;
 	if (report_html_beside(path, err, sizeof(err))) {
 		ht_error("%s", err);
@@ -531,8 +525,13 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 		ht_error("cannot write %s: %s", path, ht_strerror(rc));
 		prof->write_failures++;
 	} else {
-		write_sites(prof, pr, path, &h);
-		write_html(prof, path);
+		/* files beside it only beside a regular file (not /dev/null,
+		   a pipe) */
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			write_sites(prof, pr, path, &h);
+			write_html(prof, path);
+		}
 		if (!prof->opt->quiet)
 			note_written(prof, pr, path, backend);
 	}

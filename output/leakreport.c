@@ -116,6 +116,20 @@ make_records(const struct leak_block *blocks, size_t n,
 	return rec;
 }
 
+uint64_t
+leakreport_count_records(const struct leak_block *blocks, size_t n,
+			 const struct leakreport_stacks *stacks,
+			 unsigned kinds)
+{
+	size_t nrec = 0;
+	uint64_t count = 0;
+	struct lr_record *rec = make_records(blocks, n, stacks, &nrec);
+	for (size_t i = 0; i < nrec; i++)
+		count += (kinds & LEAKREPORT_KIND_BIT(rec[i].kind)) != 0;
+	free(rec);
+	return count;
+}
+
 static void
 write_record(FILE *out, long pid, const struct lr_record *rec, size_t i,
 	     size_t nrec, const struct leak_block *blocks,

@@ -70,6 +70,13 @@ struct leakreport_opts {
    first appearance of their stack in BLOCKS (memcheck: the age of the
    stack) - pass the blocks in allocation order to come closest. Returns 0,
    or -1 when OUT reported an error. */
+/* The number of loss records (as leakreport_write groups BLOCKS) whose
+   kind is in KINDS (LEAKREPORT_KIND_BIT): memcheck's count of leak
+   errors for --errors-for-leak-kinds. */
+uint64_t leakreport_count_records(const struct leak_block *blocks, size_t n,
+				  const struct leakreport_stacks *stacks,
+				  unsigned kinds);
+
 int leakreport_write(FILE *out, const struct leak_block *blocks, size_t n,
 		     const struct leak_totals *totals,
 		     const struct leakreport_stacks *stacks,

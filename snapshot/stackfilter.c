@@ -298,11 +298,10 @@ memo_leaf(struct stack_filter *f, struct xtree *t, struct site_table *sites,
 	if (f->memo) {
 		struct stack_memo_slot *s = memo_slot(f, h, key, n);
 		if (s->n) {
-			uint64_t f0;
 			*site = s->site;
+			/* a site is the node of its innermost frame */
 			if (sites && drop_first &&
-			    (site_table_frames(sites, s->site, &f0, 1) != 1 ||
-			     f0 != pcs[0]))
+			    (!s->site || sites->nodes[s->site].pc != pcs[0]))
 				*site = site_table_intern(sites, pcs, npcs);
 			return s->leaf;
 		}

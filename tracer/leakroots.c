@@ -2,6 +2,7 @@
 /* Roots, memory and registers of a stopped target for the exit-time leak
    check, in memcheck 3.19's terms (see leakroots.h). */
 #include "tracer/leakroots.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -126,29 +127,24 @@ stack_kind(const char *path)
 	       strncmp(path, "[anon:", 6) == 0;
 }
 
-/* Parses one maps line; false when it is not one. */
+/* Parses one maps line (maps_parse_line, on a copy: the text is not
+   ours to cut); false when it is not one. */
 static bool
 parse_line(const char *line, size_t len, uint64_t *lo, uint64_t *hi,
 	   char perms[5], char *path, size_t pathsz)
 {
 	char buf[4096 + 256];
+	struct mapping m;
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
 	memcpy(buf, line, len);
 	buf[len] = 0;
-	unsigned long a, b, off;
-	int name = 0;
-	if (sscanf(buf, "%lx-%lx %4s %lx %*s %*s %n", &a, &b, perms, &off,
-		   &name) < 4)
+	if (!maps_parse_line(buf, &m))
 		return false;
-	*lo = a;
-	*hi = b;
-	const char *p = name ? buf + name : "";
-	size_t n = strcspn(p, "\n");
-	if (n >= pathsz)
-		n = pathsz - 1;
-	memcpy(path, p, n);
-	path[n] = 0;
+	*lo = m.lo;
+	*hi = m.hi;
+	memcpy(perms, m.perms, sizeof(m.perms));
+	snprintf(path, pathsz, "%s", m.path);
 	return *lo < *hi;
 }
 

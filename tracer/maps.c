@@ -9,6 +9,23 @@
 #include <stdio.h>
 #include <string.h>
 
+bool
+maps_parse_line(char *line, struct mapping *m)
+{
+	unsigned long lo, hi, off;
+	int name = 0;
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%lx-%lx %4s %lx %*s %*s %n", &lo, &hi, m->perms,
+		   &off, &name) < 4)
+		return false;
+	m->lo = lo;
+	m->hi = hi;
+	m->offset = off;
+	m->path = name ? line + name : "";
+	line[strcspn(line, "\n")] = 0;
+	return true;
+}
+
 int
 maps_foreach(pid_t pid, maps_fn fn, void *arg)
 {
@@ -19,18 +36,9 @@ maps_foreach(pid_t pid, maps_fn fn, void *arg)
 		return -errno;
 	int rc = 0;
 	while (!rc && fgets(line, sizeof(line), f)) {
-		struct mapping m = { 0 };
-		unsigned long lo, hi, off;
-		int name = 0;
-		if (sscanf(line, "%lx-%lx %4s %lx %*s %*s %n", &lo, &hi, m.perms,
-			   &off, &name) < 4)
-			continue;
-		m.lo = lo;
-		m.hi = hi;
-		m.offset = off;
-		m.path = name ? line + name : "";
-		line[strcspn(line, "\n")] = 0;
-		rc = fn(arg, &m);
+		struct mapping m;
+		if (maps_parse_line(line, &m))
+			rc = fn(arg, &m);
 	}
 	fclose(f);
 	return rc > 0 ? 0 : rc;

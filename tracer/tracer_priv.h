@@ -291,6 +291,9 @@ struct mapping {
 /* Called for each mapping; a nonzero return stops the walk (positive:
    found, negative: an error maps_foreach returns). */
 typedef int (*maps_fn)(void *arg, const struct mapping *m);
+/* Parse LINE (NUL terminated; its newline is cut) into *M, whose path
+   points into LINE. False when it is no maps line. */
+bool maps_parse_line(char *line, struct mapping *m);
 /* Walk PID's mappings in address order. Returns 0 or -errno. */
 int maps_foreach(pid_t pid, maps_fn fn, void *arg);
 

@@ -419,11 +419,21 @@ print_stats(const struct profile *pr)
 	sym_session_unwind_stats(pr->ss, &us);
 	ht_error("stats: process %d: unwinding: %llu stacks, %llu frames; "
 		 "%llu walks by libdw (%llu for rules it alone follows); "
-		 "%llu rules compiled (%llu for libdw)", (int)pr->pid,
+		 "%llu rules compiled, %llu read from the symbol cache "
+		 "(%llu for libdw)", (int)pr->pid,
 		 (unsigned long long)us.events, (unsigned long long)us.frames,
 		 (unsigned long long)us.by_libdw,
 		 (unsigned long long)us.fallbacks,
-		 (unsigned long long)us.rules, (unsigned long long)us.complex);
+		 (unsigned long long)us.rules,
+		 (unsigned long long)us.cached_rules,
+		 (unsigned long long)us.complex);
+	ht_error("stats: process %d: symbols: %llu addresses named (%llu "
+		 "from the symbol cache), %llu described (%llu from the "
+		 "symbol cache)", (int)pr->pid,
+		 (unsigned long long)us.named,
+		 (unsigned long long)us.cached_named,
+		 (unsigned long long)us.described,
+		 (unsigned long long)us.cached_described);
 }
 
 /* PR's profile file name (malloc'd), or NULL after an error message. */
@@ -781,6 +791,7 @@ profiler_new(const struct ht_options *opt, char *const argv[])
 	prof->opt = opt;
 	prof->argv = argv;
 	u64map_init(&prof->profiles);
+	sym_cache_configure(opt->symbol_cache, NULL);
 	return prof;
 }
 

@@ -215,6 +215,13 @@ static const struct opt_spec specs[] = {
 	  .def = "no", .group = GROUP_OWN,
 	  .help = "also write each profile's HTML page beside it, "
 		  "PROFILE.html (as heaptrace report --format=html)" },
+	{ .name = "--symbol-cache", .kind = OPT_BOOL,
+	  .off = FIELD(symbol_cache), .def = "yes", .group = GROUP_OWN,
+	  .help = "keep what the program's code addresses resolve to, and "
+		  "its unwinding rules, between runs, keyed by each "
+		  "library's build-id and files, in $XDG_CACHE_HOME/heaptrace "
+		  "(else ~/.cache/heaptrace): a program run again starts "
+		  "without reading debug information" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
 	  .help = "print nothing but errors (see Notes)" },

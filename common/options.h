@@ -96,6 +96,7 @@ struct ht_options {
 
 	bool html;                     /* --html=no: PROFILE.html beside each
 					  profile (heaptrace report's page) */
+	bool symbol_cache;             /* --symbol-cache=yes: symbols/cache.c */
 
 	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
 	char **desc_args;

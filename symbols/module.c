@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "common/xalloc.h"
 #include "sym_priv.h"
 
@@ -72,6 +73,8 @@ struct sym_module {
 				       struct sym_srcfiles * (owned) */
 	struct u64map unit_fns;     /* unit DIE's address ->
 				       struct unit_fns * (owned) */
+	struct sym_cache *cache;    /* opened on the first look-up */
+	bool cache_opened;
 	Dwarf *stop_dbg;            /* whose STOP_AT is known; NULL: none */
 	Dwarf_Off stop_at;          /* see sym_inline_readable */
 };
@@ -245,6 +248,7 @@ sym_module_free(struct sym_module *m)
 
 	if (!m)
 		return;
+	sym_cache_close(m->cache);
 	for (size_t i = 0; u64map_next(&m->srcfiles, &i, &key, &val);) {
 		struct sym_srcfiles *sf = (struct sym_srcfiles *)(uintptr_t)val;
 
@@ -279,6 +283,18 @@ module_of(Dwfl_Module *mod)
 		*userdata = m;
 	}
 	return *userdata;
+}
+
+struct sym_cache *
+sym_module_cache(Dwfl_Module *mod)
+{
+	struct sym_module *m = module_of(mod);
+
+	if (!m->cache_opened) {
+		m->cache_opened = true;
+		m->cache = sym_cache_open(mod);
+	}
+	return m->cache;
 }
 
 const char *

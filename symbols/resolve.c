@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "common/xalloc.h"
 #include "demangle.h"
 #include "sym_priv.h"
@@ -389,26 +390,89 @@ describe_pc(struct sym_frame *f, Dwfl_Module *mod, uint64_t pc,
 		f->below_main = format_line("(below main)", at, object);
 }
 
-/* Everything about PC, looked up now. */
+/* The frame's start: an offset into MOD's cache, and MOD's name. */
+static uint64_t
+module_offset(Dwfl_Module *mod, uint64_t pc, const char **object)
+{
+	Dwarf_Addr start = 0;
+
+	*object = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL,
+				   NULL);
+	return pc - start;
+}
+
+/* F's lines (and below-main line), copied from C. */
+static void
+lines_from(struct sym_frame *f, const struct sym_frame *c)
+{
+	f->n_lines = c->n_lines;
+	f->lines = ht_xcalloc(c->n_lines, sizeof(*f->lines));
+	for (unsigned i = 0; i < c->n_lines; i++)
+		f->lines[i] = ht_xstrdup(c->lines[i]);
+	f->below_main = c->below_main ? ht_xstrdup(c->below_main) : NULL;
+}
+
+/* Give F, the record of PC in MOD, its lines: from MOD's cache on disk,
+   else from the debug information, then kept in the cache. */
+static void
+describe(struct sym_session *ss, struct sym_frame *f, Dwfl_Module *mod,
+	 uint64_t pc)
+{
+	struct sym_cache *c = sym_module_cache(mod);
+	const char *object;
+	uint64_t off = module_offset(mod, pc, &object);
+	const struct sym_frame *kept = c ? sym_cache_frame(c, off) : NULL;
+
+	ss->stats.described++;
+	if (kept && kept->lines) {
+		lines_from(f, kept);
+		ss->stats.cached_described++;
+		return;
+	}
+	f->lines = ht_xcalloc(HT_MAX_INLINE, sizeof(*f->lines));
+	describe_pc(f, mod, pc, object);
+	f->lines = ht_xreallocarray(f->lines, f->n_lines, sizeof(*f->lines));
+	if (c)
+		sym_cache_put_frame(c, off, f);
+}
+
+/* PC's record with its name, looked up now: from MOD's cache on disk,
+   else from the symbol table, then kept in the cache. Its lines wait for
+   the first describe(), unless the cache has them too. */
 static struct sym_frame *
 resolve(struct sym_session *ss, uint64_t pc)
 {
 	struct sym_frame *f = ht_xcalloc(1, sizeof(*f));
 	Dwfl_Module *mod = sym_session_module(ss, pc);
+	struct sym_cache *c;
+	const struct sym_frame *kept;
 	const char *object, *raw;
+	uint64_t off;
 
-	f->lines = ht_xcalloc(HT_MAX_INLINE, sizeof(*f->lines));
+	ss->stats.named++;
 	if (!mod) {
+		f->lines = ht_xcalloc(1, sizeof(*f->lines));
 		f->lines[f->n_lines++] = ht_xstrdup(unknown);
 		return f;
 	}
-	object = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
-				  NULL);
+	c = sym_module_cache(mod);
+	off = module_offset(mod, pc, &object);
+	kept = c ? sym_cache_frame(c, off) : NULL;
+	if (kept) {
+		ss->stats.cached_named++;
+		f->name = kept->name ? ht_xstrdup(kept->name) : NULL;
+		if (kept->lines) {
+			lines_from(f, kept);
+			ss->stats.described++;
+			ss->stats.cached_described++;
+		}
+		return f;
+	}
 	raw = sym_module_function(mod, pc);
 	if (raw)
 		f->name = demangle(raw);
-	describe_pc(f, mod, pc, object);
-	f->lines = ht_xreallocarray(f->lines, f->n_lines, sizeof(*f->lines));
+	if (c)
+		sym_cache_put_frame(c, off, f);
 	return f;
 }
 
@@ -425,17 +489,50 @@ sym_frame_get(struct sym_session *ss, uint64_t pc)
 	return f;
 }
 
+/* PC's record with its lines. */
+static const struct sym_frame *
+frame_described(struct sym_session *ss, uint64_t pc)
+{
+	struct sym_frame *f = (struct sym_frame *)sym_frame_get(ss, pc);
+
+	if (!f->lines) {
+		/* Its module was there when it was named, and a module is
+		   not dropped before its records are described
+		   (sym_frames_describe). */
+		Dwfl_Module *mod = dwfl_addrmodule(ss->dwfl, pc);
+
+		if (mod) {
+			describe(ss, f, mod, pc);
+		} else {
+			f->lines = ht_xcalloc(1, sizeof(*f->lines));
+			f->lines[f->n_lines++] = ht_xstrdup(unknown);
+		}
+	}
+	return f;
+}
+
+void
+sym_frames_describe(struct sym_session *ss, Dwfl_Module *mod, uint64_t lo,
+		    uint64_t hi)
+{
+	uint64_t pc, val;
+
+	for (size_t pos = 0; u64map_next(&ss->frames, &pos, &pc, &val);) {
+		struct sym_frame *f = (struct sym_frame *)(uintptr_t)val;
+
+		if (!f->lines && pc >= lo && pc < hi)
+			describe(ss, f, mod, pc);
+	}
+}
+
 struct sym_frame *
 sym_frame_copy(const struct sym_frame *f)
 {
 	struct sym_frame *c = ht_xcalloc(1, sizeof(*c));
 
 	c->name = f->name ? ht_xstrdup(f->name) : NULL;
-	c->below_main = f->below_main ? ht_xstrdup(f->below_main) : NULL;
-	c->n_lines = f->n_lines;
-	c->lines = ht_xcalloc(f->n_lines, sizeof(*c->lines));
-	for (unsigned i = 0; i < f->n_lines; i++)
-		c->lines[i] = ht_xstrdup(f->lines[i]);
+	if (f->lines)
+		lines_from(c, f);
 	return c;
 }
 
@@ -446,7 +543,7 @@ sym_frame_free(struct sym_frame *f)
 		return;
 	free(f->name);
 	free(f->below_main);
-	for (unsigned i = 0; i < f->n_lines; i++)
+	for (unsigned i = 0; f->lines && i < f->n_lines; i++)
 		free(f->lines[i]);
 	free(f->lines);
 	free(f);
@@ -462,7 +559,7 @@ static unsigned
 session_describe(void *ctx, uint64_t pc, const char **lines, unsigned max)
 {
 	const struct sym_session *ss = ctx;
-	const struct sym_frame *f = sym_frame_get(ctx, pc);
+	const struct sym_frame *f = frame_described(ctx, pc);
 	unsigned n = f->n_lines < max ? f->n_lines : max;
 
 	for (unsigned i = 0; i < n; i++)

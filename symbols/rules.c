@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "common/xalloc.h"
 #include "sym_priv.h"
 
@@ -312,6 +313,24 @@ compile_rule(Dwfl_Module *mod, uint64_t pc, struct sym_rule *ru)
 	free(frame);
 }
 
+/* The rule at lookup pc PC of MOD into RU (zeroed): from the module's
+   cache on disk, else compiled now and added to it. Returns whether it
+   came from the cache. */
+static bool
+rule_cached(Dwfl_Module *mod, uint64_t pc, struct sym_rule *ru)
+{
+	struct sym_cache *c = sym_module_cache(mod);
+	Dwarf_Addr start = 0;
+
+	dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	if (c && sym_cache_rule(c, pc - start, ru))
+		return true;
+	compile_rule(mod, pc, ru);
+	if (c)
+		sym_cache_put_rule(c, pc - start, ru);
+	return false;
+}
+
 const struct sym_rule *
 sym_rules_get(struct sym_session *ss, uint64_t pc)
 {
@@ -330,8 +349,10 @@ sym_rules_get(struct sym_session *ss, uint64_t pc)
 	/* Zeroed as a whole, padding included: rules are compared and
 	   hashed bytewise. */
 	memset(&ru, 0, sizeof(ru));
-	compile_rule(mod, pc, &ru);
-	ss->stats.rules++;
+	if (!rule_cached(mod, pc, &ru))
+		ss->stats.rules++;
+	else
+		ss->stats.cached_rules++;
 	if (ru.kind == SYM_RULE_COMPLEX)
 		ss->stats.complex++;
 	idx = intern(rc, &ru);

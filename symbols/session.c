@@ -94,8 +94,8 @@ still_there(struct sym_session *ss)
 	return !ss->gone;
 }
 
-/* dwfl_report_end callback: a module dropped by a re-reading takes its
-   tables along, and the unwinding rules of its addresses, since another
+/* dwfl_report_end callback: a module dropped by a re-reading describes
+   its addresses met so far and takes its tables along, and the unwinding rules of its addresses, since another
    module may be mapped there next. Despite the prototype, libdwfl passes
    the address of the module's userdata, as it does to dwfl_getmodules
    callbacks. */
@@ -109,6 +109,9 @@ module_removed(Dwfl_Module *mod, void *userdata, const char *name,
 
 	(void)name;
 	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	/* Records named from it and not printed yet are printed after it
+	   is gone, with the lines it gives them now. */
+	sym_frames_describe(ss, mod, lo, hi);
 	sym_rules_forget(&ss->rules, lo, hi);
 	sym_module_free(*slot);
 	*slot = NULL;

@@ -48,7 +48,7 @@ void sym_session_refresh(struct sym_session *ss);
 unsigned sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
 		    uint64_t *pcs, unsigned max);
 
-/* What sym_unwind did in a session. */
+/* What a session did: unwinding (sym_unwind) and resolving addresses. */
 struct sym_unwind_stats {
 	uint64_t events;    /* sym_unwind calls */
 	uint64_t frames;    /* addresses returned */
@@ -56,7 +56,12 @@ struct sym_unwind_stats {
 	uint64_t fallbacks; /* of which for frames the cached rules cannot
 			       follow (the rest: asked for libdw only) */
 	uint64_t rules;     /* rules compiled: one per new lookup pc */
-	uint64_t complex;   /* of which only libdw can follow */
+	uint64_t cached_rules; /* rules read from the cache on disk instead */
+	uint64_t complex;   /* of these, those only libdw can follow */
+	uint64_t named;     /* addresses resolved (named) */
+	uint64_t cached_named; /* of which named from the cache on disk */
+	uint64_t described; /* addresses given their printed lines */
+	uint64_t cached_described; /* of which from the cache on disk */
 };
 
 /* Unwind every event with libdw's unwinder (ONLY), or with per-pc rules
@@ -83,6 +88,13 @@ int sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
    by their names, as --show-below-main=yes asks, instead of as
    "(below main)". Off at first; a fork's session inherits it. */
 void sym_session_show_below_main(struct sym_session *ss, bool show);
+
+/* Keep what modules' addresses resolve to, and their unwinding rules, on
+   disk between runs (symbols/cache.c): in DIR (created when missing), or
+   when DIR is NULL in $XDG_CACHE_HOME/heaptrace, else ~/.cache/heaptrace;
+   ON false turns it off (the default). For modules met from then on, in
+   every session. */
+void sym_cache_configure(bool on, const char *dir);
 
 /* The symbolizer for SS's addresses (function names for --alloc-fn and
    friends, Massif-style descriptions). Each distinct address is resolved

@@ -19,8 +19,11 @@ struct sym_module;
    strings handed out stay valid until the session is freed. */
 struct sym_frame {
 	char *name;       /* demangled symbol-table name; NULL: no symbol */
-	char **lines;     /* Massif descriptions, innermost inlined first */
-	unsigned n_lines; /* 1..HT_MAX_INLINE */
+	char **lines;     /* Massif descriptions, innermost inlined first;
+			     NULL until first asked for (the name alone
+			     decides --alloc-fn and the like, and most
+			     addresses are never printed) */
+	unsigned n_lines; /* 1..HT_MAX_INLINE once LINES is set */
 	/* The last line as "(below main) ..." when the function is one of the
 	   C library's start functions, printed so unless --show-below-main;
 	   NULL for other functions. */
@@ -165,6 +168,9 @@ void sym_rules_forget(struct sym_rules *rc, uint64_t lo, uint64_t hi);
    look again. NULL when still none. */
 Dwfl_Module *sym_session_module(struct sym_session *ss, uint64_t pc);
 
+/* MOD's cache on disk (cache.h), opened when first asked; NULL when it
+   has none. Written back and freed with the module's tables. */
+struct sym_cache *sym_module_cache(Dwfl_Module *mod);
 /* The raw symbol-table name of the function containing PC in MOD, or NULL.
    The name lives as long as MOD is reported. */
 const char *sym_module_function(Dwfl_Module *mod, uint64_t pc);
@@ -211,8 +217,13 @@ bool sym_inline_readable(Dwfl_Module *mod, Dwarf_Die *cu);
 /* Free what the session kept as a module's userdata; NULL is a no-op. */
 void sym_module_free(struct sym_module *m);
 
-/* The record for PC, resolved now when first asked. Never NULL. */
+/* The record for PC, resolved now when first asked, its lines possibly
+   not yet. Never NULL. */
 const struct sym_frame *sym_frame_get(struct sym_session *ss, uint64_t pc);
+/* Give the records of SS's addresses in [LO, HI) that have none their
+   lines now, from MOD, which is about to be dropped. */
+void sym_frames_describe(struct sym_session *ss, Dwfl_Module *mod,
+			 uint64_t lo, uint64_t hi);
 /* An independent copy of F. */
 struct sym_frame *sym_frame_copy(const struct sym_frame *f);
 /* Free F and its strings; NULL is a no-op. */

@@ -72,6 +72,11 @@ tsc_clock_add(struct tsc_clock *c, uint64_t tsc, uint64_t ns)
 	c->tsc1 = tsc;
 	c->ns1 = ns;
 	c->pairs++;
+	/* The rate over the whole span is the best known one. */
+	c->ns_per_tick = c->pairs >= 2 && c->tsc1 > c->tsc0
+				 ? (double)(c->ns1 - c->ns0) /
+					   (double)(c->tsc1 - c->tsc0)
+				 : 0;
 }
 
 static uint64_t
@@ -102,13 +107,11 @@ tsc_clock_sample(struct tsc_clock *c)
 uint64_t
 tsc_clock_ns(const struct tsc_clock *c, uint64_t tsc)
 {
-	if (c->pairs < 2 || c->tsc1 <= c->tsc0)
+	if (c->ns_per_tick == 0)
 		return c->ns1;
-	/* The rate over the whole span is the best known one; the offset is
-	   the anchor's, so that a reading near it is converted exactly. */
-	double ns_per_tick = (double)(c->ns1 - c->ns0) /
-			     (double)(c->tsc1 - c->tsc0);
-	double delta = (double)(int64_t)(tsc - c->tsc1) * ns_per_tick;
+	/* The rate is tsc_clock_add's; the offset is the anchor's, so that
+	   a reading near it is converted exactly. */
+	double delta = (double)(int64_t)(tsc - c->tsc1) * c->ns_per_tick;
 	int64_t ns = (int64_t)c->ns1 +
 		     (int64_t)(delta < 0 ? delta - 0.5 : delta + 0.5);
 	return ns > 0 ? (uint64_t)ns : 0;

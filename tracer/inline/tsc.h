@@ -18,6 +18,10 @@ struct tsc_clock {
 	uint64_t tsc0, ns0; /* the first pair */
 	uint64_t tsc1, ns1; /* the latest pair */
 	unsigned pairs;     /* how many were added */
+	double ns_per_tick; /* the rate through the two, once there is one
+			       (else 0): worked out as each pair is added,
+			       not at every conversion (a division per
+			       record was a tenth of the drain's time) */
 };
 
 /* True when FLAGS, the value of a "flags" line of /proc/cpuinfo, names

@@ -129,9 +129,10 @@ now(const struct snap_engine *eng)
 }
 
 /* Fill S with ENG's state as a snapshot of KIND at TIME, ENG untouched
-   (snap_engine_peek shares it). Returns true when a tree was rendered. */
+   but for its tree's kept totals (snap_engine_peek shares it). Returns
+   true when a tree was rendered. */
 static bool
-snapshot_fill(const struct snap_engine *eng, struct snap_snapshot *s,
+snapshot_fill(struct snap_engine *eng, struct snap_snapshot *s,
 	      enum snap_kind kind, uint64_t time)
 {
 	s->kind = kind;
@@ -273,7 +274,7 @@ account(struct snap_engine *eng, int64_t d_heap, int64_t d_extra)
 static void
 charge(struct snap_engine *eng, uint32_t leaf, int64_t bytes)
 {
-	eng->tree.nodes[leaf].self += bytes;
+	xtree_charge(&eng->tree, leaf, bytes);
 }
 
 void
@@ -715,7 +716,9 @@ snap_engine_peek(const struct snap_engine *eng, uint64_t time,
 		 struct snap_snapshot *out)
 {
 	uint64_t t = eng->clock > time ? eng->clock : time;
-	snapshot_fill(eng, out, SNAP_DETAILED,
+	/* Rendering updates the tree's kept totals, a cache: nothing the
+	   engine reports changes, so ENG stays const to callers. */
+	snapshot_fill((struct snap_engine *)eng, out, SNAP_DETAILED,
 		      eng->time_in_bytes ? eng->btime : t);
 }
 

@@ -15,15 +15,23 @@
    Massif's tree is a table from filtered stack to byte count whose entries
    are never removed. We store it as a trie of frames: node 0 is the root, a
    node's SELF is the bytes of the entry whose path ends there, and a group
-   printed at some level is exactly a trie node. Parents are always created
-   before their children, so ids grow with depth along every path, which
-   lets totals be summed in one backward pass. */
+   printed at some level is exactly a trie node, sized by its subtree's
+   total. Parents are always created before their children, so ids grow
+   with depth along every path, which lets totals be summed in one
+   backward pass. Totals are kept between renderings (xtree.c says when
+   they are summed afresh and when only the paths of the nodes charged
+   since are updated). */
 struct xtree_node {
 	uint64_t pc;
 	int64_t self;          /* bytes of the entry ending here (may be 0) */
+	int64_t total;         /* bytes of the subtree's entries, as of the
+				  last rendering */
+	int64_t synced;        /* SELF as of the last rendering */
 	uint32_t parent;
 	uint32_t first_child;  /* 0: none (the root is never a child) */
 	uint32_t next_sibling; /* 0: none */
+	bool dirty;            /* charged since the last rendering: listed in
+				  the tree's DIRTY */
 };
 
 struct xtree {
@@ -31,6 +39,8 @@ struct xtree {
 	size_t n_nodes, cap_nodes;
 	uint32_t *index;       /* open-addressed (parent, pc) -> node id; 0 empty */
 	size_t cap_index;
+	uint32_t *dirty;       /* the nodes charged since the last rendering */
+	size_t n_dirty, cap_dirty;
 };
 
 void xtree_init(struct xtree *t);
@@ -39,11 +49,14 @@ void xtree_copy(struct xtree *dst, const struct xtree *src);
 /* The node for PATH (N frames, innermost first: PATH[0], the allocation
    site, hangs off the root), created with its ancestors if absent. */
 uint32_t xtree_insert(struct xtree *t, const uint64_t *path, unsigned n);
+/* Add BYTES (negative: take them) to the entry of node ID. */
+void xtree_charge(struct xtree *t, uint32_t id, int64_t bytes);
 /* Build the printed form of the tree as Massif would print it now for a
    snapshot with EXTRA and STACKS bytes and THRESHOLD percent: preorder
    nodes with aggregates, into *OUT (malloc'd) and *N_OUT. Returns the
-   root's total (mem_heap_B of a detailed snapshot). */
-uint64_t xtree_render(const struct xtree *t, uint64_t extra, uint64_t stacks,
+   root's total (mem_heap_B of a detailed snapshot). Only T's kept totals
+   change. */
+uint64_t xtree_render(struct xtree *t, uint64_t extra, uint64_t stacks,
 		      double threshold, struct snap_node **out, size_t *n_out);
 
 /* ---- Allocation sites (sites.c) ---- */

@@ -48,6 +48,8 @@ struct inline_proc {
 	unsigned refs;        /* the owner and its vfork children */
 	struct vfork_route *vforks;
 	size_t n_vforks, cap_vforks;
+	uint32_t rules;       /* rules published since the rule table was
+				 last emptied (inline.c) */
 };
 
 #endif

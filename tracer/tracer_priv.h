@@ -413,6 +413,8 @@ bool inline_active(const struct tproc *p);
 long inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns);
 /* inline_drain of every process, without waiting. */
 long inline_drain_all(struct tracer *t);
+/* Bytes recorded in every ring and not drained yet. */
+uint64_t inline_pending_all(struct tracer *t);
 /* TC is stopped (attach, its first stop, a fork child's first stop):
    give it its thread-table entry (thread pointer, tid, stack bounds) so
    that its stubs record from its first call without asking anyone.

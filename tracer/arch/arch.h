@@ -199,6 +199,15 @@ int arch_relocate_prologue(const uint8_t *code, size_t len, uint64_t addr,
    undecodable byte or the end), or -ENOMEM. */
 int arch_find_syscall(const uint8_t *code, size_t len, uint64_t addr,
 		      uint64_t *at);
+/* Guesses at the return addresses of the calls in CODE (LEN bytes of
+   code at ADDR), in address order, into OUT (room for MAX); their number.
+   A cheap byte scan, not a decoding: every call whose instruction lies
+   wholly inside CODE is found (but a direct call spanning 128 MiB or
+   more), and some addresses found are no return address at all (the
+   bytes of a call inside another instruction).
+   For hints only (the inline path's rule prefetch). */
+size_t arch_guess_call_returns(const uint8_t *code, size_t len,
+			       uint64_t addr, uint64_t *out, size_t max);
 
 int arch_patch_range_is_safe(const uint8_t *func, size_t func_len,
 			     uint64_t addr, size_t covered, char *err,

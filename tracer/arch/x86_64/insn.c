@@ -864,3 +864,56 @@ arch_find_syscall(const uint8_t *code, size_t len, uint64_t addr,
 	cs_close(&c.cs);
 	return ret;
 }
+
+/* Length of an indirect call FF /2 whose ModRM byte is CODE[0] (with up
+   to AVAIL bytes from there): ModRM, SIB, displacement. 0 when it is not
+   one (another FF group member). */
+static size_t
+ff2_len(const uint8_t *code, size_t avail)
+{
+	uint8_t modrm = code[0];
+	unsigned mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
+	if (reg != 2)
+		return 0;
+	size_t len = 1;
+	if (mod != 3 && rm == 4) {
+		if (avail < 2)
+			return 0;
+		len++;
+		if (mod == 0 && (code[1] & 7) == 5)
+			len += 4; /* SIB with no base: disp32 */
+	}
+	if (mod == 1)
+		len += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		len += 4; /* disp32, or RIP-relative */
+	return len;
+}
+
+/* Most distance a direct call is believed to span: a rel32 beyond it is
+   taken for other bytes. Calls stay inside their object (a PLT entry
+   for another one's functions), and text sections are far smaller. */
+#define CALL_REACH (1 << 27)
+
+size_t
+arch_guess_call_returns(const uint8_t *code, size_t len, uint64_t addr,
+			uint64_t *out, size_t max)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < len && k < max; i++) {
+		if (code[i] == 0xe8 && i + 5 <= len) { /* call rel32 */
+			int32_t rel;
+			memcpy(&rel, code + i + 1, sizeof(rel));
+			if (rel < CALL_REACH && rel > -CALL_REACH)
+				out[k++] = addr + i + 5;
+			continue;
+		}
+		size_t j = (code[i] & 0xf0) == 0x40 ? i + 1 : i; /* REX */
+		if (j + 1 < len && code[j] == 0xff) { /* call r/m64 */
+			size_t n = ff2_len(code + j + 1, len - j - 1);
+			if (n && j + 1 + n <= len)
+				out[k++] = addr + j + 1 + n;
+		}
+	}
+	return k;
+}

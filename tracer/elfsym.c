@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ELF symbol lookup with libelf: an open object keeps its file, its PT_LOAD
    headers and where its .dynsym (with .gnu.version) and .symtab are, and
-   answers name lookups from an index of each table sorted by name, built
-   on the first lookup. Probing asks an object for some forty names (the
-   malloc family, C++'s twenty operators, other allocators' and Python's),
-   most of them absent: scanning libc's 3000 symbols for each was a tenth
-   of a cached `heaptrace run ls /`. */
+   answers name lookups from a hash index of each table, built on the
+   first lookup. Probing asks an object for some forty names (the malloc
+   family, C++'s twenty operators, other allocators' and Python's), most
+   of them absent: scanning libc's 3000 symbols for each was a tenth of a
+   cached `heaptrace run ls /`, and node's 182,000 for each 66 ms (sorting
+   them by name instead cost 100 ms). */
 #include "tracer/elfsym.h"
 
 #include <errno.h>
@@ -26,10 +27,11 @@ struct symtab {
 	size_t count;
 	size_t strndx;       /* section of the names */
 	Elf_Data *versym;    /* NULL: every symbol has the default version */
-	/* Indexes of the named symbols, sorted by base name (without
-	   @VERSION), then by index; built on the first lookup. */
-	uint32_t *by_name;
-	size_t n_named;
+	/* A hash index by base name (without @VERSION), built on the first
+	   lookup: BUCKETS[hash & MASK] is a bucket's first symbol, CHAIN[i]
+	   the next after symbol I (0 ends a chain: symbol 0 is no symbol). */
+	uint32_t *buckets, *chain;
+	uint32_t mask;
 	bool indexed;
 };
 
@@ -153,8 +155,10 @@ elf_object_close(struct elf_object *obj)
 		elf_end(obj->elf);
 	close(obj->fd);
 	free(obj->loads);
-	free(obj->dynsym.by_name);
-	free(obj->symtab.by_name);
+	free(obj->dynsym.buckets);
+	free(obj->dynsym.chain);
+	free(obj->symtab.buckets);
+	free(obj->symtab.chain);
 	free(obj);
 }
 
@@ -231,72 +235,55 @@ sym_name(const struct elf_object *obj, const struct symtab *t, size_t i)
 }
 
 /* A and B compared as base names: up to their '@' or end. */
-static int
-base_cmp(const char *a, const char *b)
+static bool
+same_base(const char *a, const char *b)
 {
 	for (;; a++, b++) {
-		int ca = *a == '@' ? 0 : (unsigned char)*a;
-		int cb = *b == '@' ? 0 : (unsigned char)*b;
+		char ca = *a == '@' ? 0 : *a, cb = *b == '@' ? 0 : *b;
 
-		if (ca != cb || !ca)
-			return ca - cb;
+		if (ca != cb)
+			return false;
+		if (!ca)
+			return true;
 	}
 }
 
-struct named {
-	const char *name;
-	uint32_t idx;
-};
-
-static int
-by_base_then_idx(const void *pa, const void *pb)
+/* FNV-1a of NAME's base name. */
+static uint32_t
+base_hash(const char *name)
 {
-	const struct named *a = pa, *b = pb;
-	int c = base_cmp(a->name, b->name);
+	uint32_t h = 2166136261u;
 
-	if (c)
-		return c;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+	for (; *name && *name != '@'; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
 }
 
-/* Build T's index of names. */
+/* Build T's hash index of names: a bucket's chain lists its symbols in
+   index order, so that ties go as in a scan of the whole table. */
 static void
 index_names(const struct elf_object *obj, struct symtab *t)
 {
 	size_t n = t->count < INT_MAX ? t->count : INT_MAX;
-	struct named *v = ht_xcalloc(n ? n : 1, sizeof(*v));
+	size_t cap = 16;
 
 	t->indexed = true;
-	for (size_t i = 1; i < n; i++) {
+	while (cap < 2 * n)
+		cap *= 2;
+	t->buckets = ht_xcalloc(cap, sizeof(*t->buckets));
+	t->chain = ht_xcalloc(n ? n : 1, sizeof(*t->chain));
+	t->mask = cap - 1;
+	/* Backwards, each pushed in front: chains come out in index order. */
+	for (size_t i = n; i-- > 1;) {
 		const char *name = sym_name(obj, t, i);
+		uint32_t *head;
 
-		if (*name)
-			v[t->n_named++] = (struct named){ name, (uint32_t)i };
+		if (!*name)
+			continue;
+		head = &t->buckets[base_hash(name) & t->mask];
+		t->chain[i] = *head;
+		*head = (uint32_t)i;
 	}
-	qsort(v, t->n_named, sizeof(*v), by_base_then_idx);
-	t->by_name = ht_xcalloc(t->n_named ? t->n_named : 1,
-				sizeof(*t->by_name));
-	for (size_t k = 0; k < t->n_named; k++)
-		t->by_name[k] = v[k].idx;
-	free(v);
-}
-
-/* The first entry of T's index whose base name is not below NAME's. */
-static size_t
-index_lower_bound(const struct elf_object *obj, const struct symtab *t,
-		  const char *name)
-{
-	size_t lo = 0, hi = t->n_named;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (base_cmp(sym_name(obj, t, t->by_name[mid]), name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* The best definition of NAME in T: its versions, in index order, are
@@ -314,11 +301,11 @@ find_in(const struct elf_object *obj, struct symtab *t, const char *name,
 		return -ENOENT;
 	if (!t->indexed)
 		index_names(obj, t);
-	for (size_t k = index_lower_bound(obj, t, name);
-	     k < t->n_named &&
-	     base_cmp(sym_name(obj, t, t->by_name[k]), name) == 0;
-	     k++) {
-		int r = sym_rank(obj, t, t->by_name[k], name, namelen, &sym);
+	for (uint32_t i = t->buckets[base_hash(name) & t->mask]; i;
+	     i = t->chain[i]) {
+		if (!same_base(sym_name(obj, t, i), name))
+			continue;
+		int r = sym_rank(obj, t, i, name, namelen, &sym);
 
 		if (r > best) {
 			best = r;

@@ -436,6 +436,13 @@ print_stats(const struct profile *pr)
 		 (unsigned long long)us.cached_described);
 }
 
+static uint64_t
+on_heap_bytes(void *ctx, pid_t pid)
+{
+	struct profile *pr = profile_get(ctx, pid);
+	return pr ? snap_engine_heap(pr->eng) : 0;
+}
+
 /* PR's profile file name (malloc'd), or NULL after an error message. */
 static char *
 profile_path(struct profiler *prof, const struct profile *pr)
@@ -829,6 +836,7 @@ profiler_sink(struct profiler *prof)
 		.stub_rule = on_stub_rule,
 		.allocator = on_allocator,
 		.event = on_event,
+		.heap_bytes = on_heap_bytes,
 		.process_end = on_process_end,
 		.snapshot = on_snapshot,
 		.leak_check = prof->opt->leak_check != HT_LEAK_CHECK_NO

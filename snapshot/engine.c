@@ -757,6 +757,12 @@ snap_engine_stats(const struct snap_engine *eng)
 	return s;
 }
 
+uint64_t
+snap_engine_heap(const struct snap_engine *eng)
+{
+	return eng->heap;
+}
+
 /* ---- Live blocks (the leak check) ---- */
 
 static void

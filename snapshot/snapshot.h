@@ -109,6 +109,9 @@ const struct snap_snapshot *snap_engine_snapshot(const struct snap_engine *eng,
 long snap_engine_peak_index(const struct snap_engine *eng);
 /* The engine's counters. */
 struct snap_stats snap_engine_stats(const struct snap_engine *eng);
+/* The heap bytes requested and not freed now, as mem_heap_B counts them
+   (ignored and unknown blocks aside). */
+uint64_t snap_engine_heap(const struct snap_engine *eng);
 
 /* A live heap block, for the exit-time leak check. */
 struct snap_live_block {

@@ -96,13 +96,14 @@ set_regs_and_resume(struct tracer *t, struct tracee *tc,
 
 #define WRAPPER_HEAP_MAX (1024 * 1024) /* bash running pyenv's scripts: 116 KiB */
 
-/* A profiled process while it may still be a wrapper. */
+/* A profiled process while it may still be a wrapper. Its heap is the
+   profile's own (the sink's heap_bytes, looked at after each event): a
+   map of its blocks kept here too cost a fifth of the tracer's time on
+   programs whose heap stays small. */
 struct watched {
-	uint64_t live, peak;   /* heap bytes in use, their high-water mark */
 	bool over;             /* not a wrapper: the heap reached
 				  WRAPPER_HEAP_MAX, or a snapshot was taken */
 	bool via_wrapper;      /* its program came from a wrapper's exec */
-	struct u64map blocks;  /* address -> size, while !over */
 };
 
 struct exec_watch {
@@ -142,14 +143,6 @@ watched_get(pid_t pid)
 }
 
 static void
-watched_over(struct watched *w)
-{
-	w->over = true;
-	u64map_fini(&w->blocks);
-	u64map_init(&w->blocks);
-}
-
-static void
 watched_free(pid_t pid)
 {
 	uint64_t v;
@@ -158,66 +151,25 @@ watched_free(pid_t pid)
 	struct watched *w = (struct watched *)(uintptr_t)v;
 	if (watch->hot == w)
 		watch->hot = NULL;
-	u64map_fini(&w->blocks);
 	free(w);
-}
-
-static void
-watched_add_block(struct watched *w, uint64_t addr, uint64_t size)
-{
-	bool fresh;
-	uint64_t *slot = u64map_slot(&w->blocks, addr, &fresh);
-	if (!fresh)
-		w->live -= *slot;
-	*slot = size;
-	w->live += size;
-}
-
-static void
-watched_drop_block(struct watched *w, uint64_t addr)
-{
-	uint64_t size;
-	if (u64map_remove(&w->blocks, addr, &size))
-		w->live -= size;
 }
 
 static void
 watch_event(void *ctx, pid_t pid, const struct ht_event *ev)
 {
-	struct watched *w = watched_get(pid);
-	if (w && !w->over) {
-		switch (ev->kind) {
-		case HT_EV_ALLOC:
-			watched_add_block(w, ev->addr, ev->size);
-			break;
-		case HT_EV_FREE:
-			watched_drop_block(w, ev->addr);
-			break;
-		case HT_EV_REALLOC:
-			if (!ev->addr && ev->size)
-				break; /* failed: the old block stays */
-			if (ev->old_addr)
-				watched_drop_block(w, ev->old_addr);
-			if (ev->addr)
-				watched_add_block(w, ev->addr, ev->size);
-			break;
-		default:
-			break;
-		}
-		if (w->live > w->peak)
-			w->peak = w->live;
-		if (w->peak >= WRAPPER_HEAP_MAX)
-			watched_over(w);
-	}
 	watch->real->event(ctx, pid, ev);
+	struct watched *w = watched_get(pid);
+	if (w && !w->over &&
+	    watch->real->heap_bytes(ctx, pid) >= WRAPPER_HEAP_MAX)
+		w->over = true;
 }
 
 static void
 watch_snapshot(void *ctx, pid_t pid, uint64_t time)
 {
 	struct watched *w = watched_get(pid);
-	if (w && !w->over)
-		watched_over(w); /* its profile was wanted */
+	if (w)
+		w->over = true; /* its profile was wanted */
 	watch->real->snapshot(ctx, pid, time);
 }
 
@@ -234,14 +186,9 @@ watch_start(pid_t pid, pid_t parent)
 	struct watched *w = calloc(1, sizeof(*w));
 	if (!w)
 		return; /* unwatched: never a wrapper */
-	u64map_init(&w->blocks);
 	if (from) {
-		w->live = from->live;
-		w->peak = from->peak;
 		w->over = from->over;
 		w->via_wrapper = from->via_wrapper;
-		if (!from->over)
-			u64map_copy(&w->blocks, &from->blocks);
 	} else if (parent == pid) {
 		w->via_wrapper = watch->next_via_wrapper;
 	}
@@ -306,7 +253,7 @@ static void
 watch_install(struct tracer *t, const struct tracer_sink *real)
 {
 	const struct ht_options *opt = t->opt;
-	if (opt->pages_as_heap || !opt->heap)
+	if (opt->pages_as_heap || !opt->heap || !real->heap_bytes)
 		return; /* no heap measured: every exec as --trace-children */
 	watch = ht_xcalloc(1, sizeof(*watch));
 	watch->real = real;
@@ -345,9 +292,7 @@ watch_finish(struct tracer *t)
 	ht_debug("exec wrappers followed: %u", watch->n_wrappers);
 	pos = 0;
 	while (u64map_next(&watch->procs, &pos, &key, &val)) {
-		struct watched *w = (struct watched *)(uintptr_t)val;
-		u64map_fini(&w->blocks);
-		free(w);
+		free((struct watched *)(uintptr_t)val);
 	}
 	u64map_fini(&watch->procs);
 	u64map_fini(&watch->unprofiled);
@@ -592,9 +537,9 @@ on_exec(struct tracer *t, struct tracee *tc)
 	bool wrapper = !initial && watch_is_wrapper(p);
 	if (wrapper && watch->wrappers) {
 		/* Its profile is dropped: the new program's replaces it. */
-		ht_debug("process %d: exec after %llu B of heap at most: a "
-			 "wrapper, followed", (int)p->pid,
-			 (unsigned long long)watched_get(p->pid)->peak);
+		ht_debug("process %d: exec with less than %u B of heap "
+			 "ever: a wrapper, followed", (int)p->pid,
+			 WRAPPER_HEAP_MAX);
 		watch->n_wrappers++;
 		watch->next_via_wrapper = true;
 		p->profiling = false; /* nothing reaches the old profile */

@@ -80,6 +80,10 @@ struct tracer_sink {
 	/* One completed allocator call in PID, with the stack unwound at its
 	   entry (none for frees: Massif needs no stack for them). */
 	void (*event)(void *ctx, pid_t pid, const struct ht_event *ev);
+	/* The heap bytes PID's profile counts now (mem_heap_B), after the
+	   events reported so far: what the exec-wrapper rule measures. NULL:
+	   no exec is taken for a wrapper's. */
+	uint64_t (*heap_bytes)(void *ctx, pid_t pid);
 	/* PID's profile is complete: it exited, was killed, or exec'd.
 	   BACKEND names how its allocator calls were caught. */
 	void (*process_end)(void *ctx, pid_t pid, const char *backend);

@@ -436,6 +436,14 @@ print_stats(const struct profile *pr)
 		 (unsigned long long)us.cached_described);
 }
 
+static size_t
+on_known_rule_pcs(void *ctx, pid_t pid, uint64_t **out)
+{
+	struct profile *pr = profile_get(ctx, pid);
+	*out = NULL;
+	return pr && pr->ss ? sym_session_cached_rule_pcs(pr->ss, out) : 0;
+}
+
 static uint64_t
 on_heap_bytes(void *ctx, pid_t pid)
 {
@@ -837,6 +845,7 @@ profiler_sink(struct profiler *prof)
 		.allocator = on_allocator,
 		.event = on_event,
 		.heap_bytes = on_heap_bytes,
+		.known_rule_pcs = on_known_rule_pcs,
 		.process_end = on_process_end,
 		.snapshot = on_snapshot,
 		.leak_check = prof->opt->leak_check != HT_LEAK_CHECK_NO

@@ -285,22 +285,6 @@ get_str(struct cursor *c)
 
 enum { HAS_NAME = 1, HAS_LINES = 2, HAS_BELOW = 4 };
 
-static struct sym_frame *
-frame_dup(const struct sym_frame *f)
-{
-	struct sym_frame *c = ht_xcalloc(1, sizeof(*c));
-
-	c->name = f->name ? ht_xstrdup(f->name) : NULL;
-	c->below_main = f->below_main ? ht_xstrdup(f->below_main) : NULL;
-	if (f->lines) {
-		c->n_lines = f->n_lines;
-		c->lines = ht_xcalloc(f->n_lines, sizeof(*c->lines));
-		for (unsigned i = 0; i < f->n_lines; i++)
-			c->lines[i] = ht_xstrdup(f->lines[i]);
-	}
-	return c;
-}
-
 /* Keep F (owned now) for OFF, unless KEEP_OLD and one is kept with at least
    as much (lines) already. Returns whether F was kept; freed if not. */
 static bool
@@ -672,7 +656,7 @@ void
 sym_cache_put_frame(struct sym_cache *c, uint64_t off,
 		    const struct sym_frame *f)
 {
-	if (frame_store(c, off, frame_dup(f), false))
+	if (frame_store(c, off, sym_frame_copy(f), false))
 		c->dirty = true;
 }
 
@@ -695,4 +679,14 @@ sym_cache_put_rule(struct sym_cache *c, uint64_t off,
 
 	rule_store(c, off, ru);
 	c->dirty |= c->n_rules != before;
+}
+
+void
+sym_cache_rule_offsets(const struct sym_cache *c,
+		       void (*fn)(void *ctx, uint64_t off), void *ctx)
+{
+	uint64_t off, val;
+
+	for (size_t pos = 0; u64map_next(&c->rules, &pos, &off, &val);)
+		fn(ctx, off);
 }

@@ -41,4 +41,8 @@ bool sym_cache_rule(const struct sym_cache *c, uint64_t off,
 void sym_cache_put_rule(struct sym_cache *c, uint64_t off,
 			const struct sym_rule *ru);
 
+/* Call FN with every lookup offset C holds a rule for. */
+void sym_cache_rule_offsets(const struct sym_cache *c,
+			    void (*fn)(void *ctx, uint64_t off), void *ctx);
+
 #endif

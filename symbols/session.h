@@ -84,6 +84,13 @@ void sym_session_unwind_stats(const struct sym_session *ss,
 int sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
 		      struct ht_unwind_rule *out);
 
+/* The lookup pcs in SS's modules whose rules earlier runs left in the
+   symbol cache, as a malloc'd array in *OUT (NULL when none); returns
+   their number. sym_stub_rule_get answers for them without compiling:
+   publishing them before the program runs spares its stubs a question
+   per new frame. */
+size_t sym_session_cached_rule_pcs(struct sym_session *ss, uint64_t **out);
+
 /* Describe the C library's start functions (__libc_start_main, _start...)
    by their names, as --show-below-main=yes asks, instead of as
    "(below main)". Off at first; a fork's session inherits it. */

@@ -7,7 +7,10 @@
 #include "session.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
+#include "cache.h"
+#include "common/xalloc.h"
 #include "sym_priv.h"
 
 /* Column COL of RU into *OUT. False when it is computed from anything but
@@ -65,4 +68,48 @@ sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
 	    !stub_column(ru, SYM_RA, &out->ra))
 		return -ENOTSUP;
 	return 0;
+}
+
+/* The pcs collected by sym_session_cached_rule_pcs. */
+struct pc_list {
+	uint64_t *v;
+	size_t n, cap;
+	uint64_t start; /* of the module being walked */
+};
+
+static void
+add_offset(void *ctx, uint64_t off)
+{
+	struct pc_list *l = ctx;
+
+	ht_xgrow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = l->start + off;
+}
+
+/* dwfl_getmodules callback: the cached rules' pcs of one module. */
+static int
+module_rule_pcs(Dwfl_Module *mod, void **userdata, const char *name,
+		Dwarf_Addr start, void *arg)
+{
+	struct pc_list *l = arg;
+	struct sym_cache *c = sym_module_cache(mod);
+
+	(void)userdata;
+	(void)name;
+	if (c) {
+		l->start = start;
+		sym_cache_rule_offsets(c, add_offset, l);
+	}
+	return DWARF_CB_OK;
+}
+
+size_t
+sym_session_cached_rule_pcs(struct sym_session *ss, uint64_t **out)
+{
+	struct pc_list l = { NULL, 0, 0, 0 };
+
+	if (!ss->libdw_only)
+		dwfl_getmodules(ss->dwfl, module_rule_pcs, &l, 0);
+	*out = l.v;
+	return l.n;
 }

@@ -367,6 +367,9 @@ commit_all(struct tracer *t, struct tproc *p, pid_t tid, struct prepared *ready,
 		stopall_end(&own);
 }
 
+static void rules_preload(struct tracer *t, struct tproc *p,
+			  struct inline_proc *ip);
+
 void
 inline_patch(struct tracer *t, struct tproc *p, pid_t tid,
 	     struct inline_target *targets, size_t n)
@@ -391,6 +394,8 @@ inline_patch(struct tracer *t, struct tproc *p, pid_t tid,
 		if (ip && !already_patched(ip, targets[i].addr))
 			targets[i].err = targets[first_at(targets, i)].err;
 	free(ready);
+	if (ip && ip->n_patches)
+		rules_preload(t, p, ip);
 }
 
 bool
@@ -612,6 +617,27 @@ rule_prefetch(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	}
 }
 
+/* Publish the rules the sink knows without compiling (an earlier run
+   left them in the symbol cache), when the table holds none yet (a new
+   ring, or one emptied because the modules changed): a program run again
+   asks no question for the frames it met before. Up to the share of the
+   table rule_prefetch keeps to, leaving room for new frames. */
+static void
+rules_preload(struct tracer *t, struct tproc *p, struct inline_proc *ip)
+{
+	if (!t->sink->known_rule_pcs || !t->sink->stub_rule ||
+	    !p->profiling || ip->rules)
+		return;
+	struct ring_header *h = tracer_ring_header(ip->ring);
+	uint64_t *pcs;
+	size_t n = t->sink->known_rule_pcs(t->sink->ctx, p->pid, &pcs);
+	for (size_t i = 0; i < n && ip->rules < h->rule_cap / PREFETCH_FILL;
+	     i++)
+		if (!ring_rule_lookup(h, pcs[i]))
+			rule_publish(t, p, ip, pcs[i]);
+	free(pcs);
+}
+
 /* A RULE question (ring.h): the rule, and those above it. Before the
    profile starts the records are dropped anyway: no answer but "go on"
    (the stub then copies). */
@@ -652,8 +678,10 @@ on_notify(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	  const struct ring_record *rec)
 {
 	uint64_t pos = rec->args[0];
-	if (rec->kind == RING_REC_NOTIFY)
+	if (rec->kind == RING_REC_NOTIFY) {
 		loader_debug_state(t, p, (pid_t)rec->tid, false);
+		rules_preload(t, p, ip);
+	}
 	struct tracee *tc = tracee_get(t, (pid_t)rec->tid);
 	/* Insert or update: an exec leaves TC's old thread pointer behind. */
 	if (tc && tc->proc == p && rec->args[1])

@@ -71,6 +71,10 @@ struct tracer_sink {
 	   error (this stack only is copied). NULL: stacks are always copied. */
 	int (*stub_rule)(void *ctx, pid_t pid, uint64_t lookup_pc,
 			 struct ht_unwind_rule *out);
+	/* The lookup pcs whose rules STUB_RULE can give at once (kept from
+	   an earlier run), as a malloc'd array in *OUT; their number. May
+	   be NULL. */
+	size_t (*known_rule_pcs)(void *ctx, pid_t pid, uint64_t **out);
 	/* PID's malloc was found: glibc's (libc.so.6, or a static glibc)
 	   when GLIBC, else another allocator's (jemalloc, tcmalloc, the
 	   program's own). Once per program image, before its first event,

@@ -12,7 +12,9 @@
 #   described when it goes (their lines are otherwise made only when a
 #   profile prints them).
 #   reuse    a second run: every address named and described from the
-#            cache, no rule compiled, the same profile (addresses aside)
+#            cache, no rule compiled, none asked for by the stubs (the
+#            cached ones are published first), the same profile
+#            (addresses aside)
 #   off      --symbol-cache=no: no cache directory, the same profile
 #   corrupt  each cache file damaged (a byte flipped, or cut short): the
 #            same profile, and the files rewritten whole
@@ -95,6 +97,10 @@ reuse)
 		fail "second run: $(stat_of second described_cached) of $(stat_of second described) described from the cache"
 	[ "$(stat_of second compiled)" -eq 0 ] ||
 		fail "second run compiled $(stat_of second compiled) rules"
+	# The cached rules are published before the stubs ask.
+	misses=$(sed -n 's/.* rules published (\([0-9]*\) misses.*/\1/p' "$tmp/second.err")
+	[ "${misses:-x}" = 0 ] ||
+		fail "second run: ${misses:-no} rule questions (0 expected: its rules were cached)"
 	;;
 off)
 	rm -rf "$tmp/cache"

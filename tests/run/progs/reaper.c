@@ -184,8 +184,27 @@ below_us(pid_t pid)
 	return false;
 }
 
-/* SIGKILL every process below us running EXE, but SKIP; the number
-   killed. */
+/* Whether PID's parent runs EXE: PID is then a fork of heaptrace's, the
+   program before its exec, which goes on its own when heaptrace dies
+   (and may have exec'd the program between a look at its exe and a
+   kill: the program's own death would be the harness's doing). */
+static bool
+parent_runs(pid_t pid, const char *exe)
+{
+	char st, path[64], target[PATH_MAX];
+	pid_t pp;
+	if (!proc_stat(pid, &st, &pp))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pp);
+	ssize_t len = readlink(path, target, sizeof(target) - 1);
+	if (len <= 0)
+		return false;
+	target[len] = 0;
+	return strcmp(target, exe) == 0;
+}
+
+/* SIGKILL every process below us running EXE, but SKIP and forks of
+   such a process; the number killed. */
 static int
 kill_exe(const char *exe, pid_t skip)
 {
@@ -204,7 +223,8 @@ kill_exe(const char *exe, pid_t skip)
 		if (len <= 0)
 			continue;
 		target[len] = 0;
-		if (strcmp(target, exe) || !below_us(pid))
+		if (strcmp(target, exe) || !below_us(pid) ||
+		    parent_runs(pid, exe))
 			continue;
 		if (kill(pid, SIGKILL) == 0)
 			n++;
@@ -315,10 +335,13 @@ main(int argc, char **argv)
 			if (tracee > 0)
 				dprintf(report_fd, "tracee %d %d\n", (int)tracee,
 					tracer_pid(tracee));
-			/* the forked process first: it may not have
-			   exec'd heaptrace yet */
-			int n = kill(ht, SIGKILL) == 0;
-			n += kill_exe(exe, ht);
+			/* Other heaptrace processes first, while the forked
+			   one still runs: a fork of it (the program before
+			   its exec) has it as parent then, and is left to
+			   go on its own. Then the forked process, whatever
+			   it runs (it may not have exec'd heaptrace yet). */
+			int n = kill_exe(exe, ht);
+			n += kill(ht, SIGKILL) == 0;
 			dprintf(report_fd, "killed %lld %d\n",
 				(long long)(now - t0) / 1000, n);
 			kill_done = true;

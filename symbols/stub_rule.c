@@ -74,14 +74,18 @@ sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
 struct pc_list {
 	uint64_t *v;
 	size_t n, cap;
-	uint64_t start; /* of the module being walked */
+	uint64_t start, end; /* of the module being walked */
 };
 
+/* A pc the module no longer covers (mapped smaller this time) is left
+   out: a pc in no module makes sym_stub_rule_get re-read the maps. */
 static void
 add_offset(void *ctx, uint64_t off)
 {
 	struct pc_list *l = ctx;
 
+	if (off >= l->end - l->start)
+		return;
 	ht_xgrow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v));
 	l->v[l->n++] = l->start + off;
 }
@@ -98,6 +102,8 @@ module_rule_pcs(Dwfl_Module *mod, void **userdata, const char *name,
 	(void)name;
 	if (c) {
 		l->start = start;
+		dwfl_module_info(mod, NULL, NULL, &l->end, NULL, NULL, NULL,
+				 NULL);
 		sym_cache_rule_offsets(c, add_offset, l);
 	}
 	return DWARF_CB_OK;
@@ -106,7 +112,7 @@ module_rule_pcs(Dwfl_Module *mod, void **userdata, const char *name,
 size_t
 sym_session_cached_rule_pcs(struct sym_session *ss, uint64_t **out)
 {
-	struct pc_list l = { NULL, 0, 0, 0 };
+	struct pc_list l = { NULL, 0, 0, 0, 0 };
 
 	if (!ss->libdw_only)
 		dwfl_getmodules(ss->dwfl, module_rule_pcs, &l, 0);

@@ -62,13 +62,32 @@ struct profiler {
 	pid_t foreign_next; /* announced another allocator than glibc's
 			       before its profile started (static) */
 	uint64_t first_leak_errors; /* the first process's leak errors */
+	/* The last profile looked up: every event asks (twice: its feed
+	   and the exec-wrapper rule's heap), nearly always for the same
+	   process. NULL: none. */
+	pid_t hot_pid;
+	struct profile *hot;
 };
 
 static struct profile *
 profile_get(struct profiler *prof, pid_t pid)
 {
+	if (prof->hot && prof->hot_pid == pid)
+		return prof->hot;
 	uint64_t *v = u64map_get(&prof->profiles, (uint64_t)pid);
-	return v ? (struct profile *)(uintptr_t)*v : NULL;
+	struct profile *pr = v ? (struct profile *)(uintptr_t)*v : NULL;
+	prof->hot_pid = pid;
+	prof->hot = pr;
+	return pr;
+}
+
+/* Forget PID's profile (the caller frees it). */
+static void
+profile_forget(struct profiler *prof, pid_t pid)
+{
+	u64map_remove(&prof->profiles, (uint64_t)pid, NULL);
+	if (prof->hot_pid == pid)
+		prof->hot = NULL;
 }
 
 static void
@@ -167,7 +186,7 @@ on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 	struct profile *old = profile_get(prof, pid);
 	if (old) {
 		/* A process that exec'd: its old profile was ended already. */
-		u64map_remove(&prof->profiles, (uint64_t)pid, NULL);
+		profile_forget(prof, pid);
 		profile_free(old);
 	}
 	struct profile *pr = ht_xcalloc(1, sizeof(*pr));
@@ -206,6 +225,7 @@ on_process_start(void *ctx, pid_t pid, pid_t parent, uint64_t time)
 	}
 	prof->foreign_next = 0;
 	u64map_put(&prof->profiles, (uint64_t)pid, (uint64_t)(uintptr_t)pr);
+	prof->hot = NULL; /* a miss for PID may be memoised */
 }
 
 /* PID's malloc is glibc's or not: the estimate replaces glibc's chunk
@@ -795,7 +815,7 @@ on_process_end(void *ctx, pid_t pid, const char *backend)
 		return;
 	write_profile(prof, pr, backend);
 	on_demand_end(pr);
-	u64map_remove(&prof->profiles, (uint64_t)pid, NULL);
+	profile_forget(prof, pid);
 	profile_free(pr);
 }
 

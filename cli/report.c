@@ -172,16 +172,6 @@ report_json_string(FILE *out, const char *s)
 	json_string_write(out, s, false);
 }
 
-/* S quoted, or null. */
-static void
-json_string_or_null(FILE *out, const char *s)
-{
-	if (s)
-		report_json_string(out, s);
-	else
-		fputs("null", out);
-}
-
 void
 report_json_stack(FILE *out, const struct sites_site *s)
 {
@@ -191,13 +181,13 @@ report_json_stack(FILE *out, const struct sites_site *s)
 		fputs(i ? ", {\"function\": " : "{\"function\": ", out);
 		report_json_string(out, fr->function);
 		fputs(", \"file\": ", out);
-		json_string_or_null(out, fr->file);
+		report_json_string(out, fr->file);
 		if (fr->file)
 			fprintf(out, ", \"line\": %lu", fr->line);
 		else
 			fputs(", \"line\": null", out);
 		fputs(", \"object\": ", out);
-		json_string_or_null(out, fr->object);
+		report_json_string(out, fr->object);
 		fprintf(out, ", \"address\": \"0x%" PRIX64 "\"}", fr->addr);
 	}
 	fputc(']', out);
@@ -707,7 +697,7 @@ profile_json(FILE *out, const struct report_profile *p)
 	fputs("  \"profile\": {\"path\": ", out);
 	report_json_string(out, p->path);
 	fputs(", \"sites_file\": ", out);
-	json_string_or_null(out, p->has_sites ? p->sites_path : NULL);
+	report_json_string(out, p->has_sites ? p->sites_path : NULL);
 	fputs(", \"cmd\": ", out);
 	report_json_string(out, profile_cmd(p));
 	fputs(", \"time_unit\": ", out);

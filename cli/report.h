@@ -71,8 +71,8 @@ void report_frame_text(FILE *out, const struct sites_frame *fr);
 void report_stack_text(FILE *out, const struct sites_site *s,
 		       const char *indent);
 
-/* S as a JSON string, quoted and escaped (control characters, and bytes
-   that are not UTF-8 as \u00XX). */
+/* S as a JSON string (NULL: null), quoted and escaped (control
+   characters, and bytes that are not UTF-8 as \u00XX). */
 void report_json_string(FILE *out, const char *s);
 
 /* Site S's frames as a JSON array of {"function", "file", "line",

@@ -21,15 +21,6 @@ html_json_string(FILE *out, const char *s)
 	json_string_write(out, s, true);
 }
 
-static void
-string_or_null(FILE *out, const char *s)
-{
-	if (s)
-		html_json_string(out, s);
-	else
-		fputs("null", out);
-}
-
 /* A tree line's label without the "0xADDR: " Massif puts before it: the
    page shows functions, and the addresses would double the size. */
 static const char *
@@ -268,7 +259,7 @@ leak_check_json(FILE *out, const struct sites_file *sf)
 		return;
 	}
 	fputs("{\"mode\":", out);
-	string_or_null(out, sf->leak_mode);
+	html_json_string(out, sf->leak_mode);
 	for (int k = 0; k < SITES_N_KINDS; k++)
 		fprintf(out, ",\"%s\":[%" PRIu64 ",%" PRIu64 "]",
 			sites_kind_name(k), sf->leak_bytes[k],
@@ -332,11 +323,11 @@ html_json_write(FILE *out, const struct html_profile *p)
 	fputs("{\"path\":", out);
 	html_json_string(out, p->path);
 	fputs(",\"desc\":", out);
-	string_or_null(out, m->desc);
+	html_json_string(out, m->desc);
 	fputs(",\"cmd\":", out);
-	string_or_null(out, m->cmd);
+	html_json_string(out, m->cmd);
 	fputs(",\"time_unit\":", out);
-	string_or_null(out, m->time_unit);
+	html_json_string(out, m->time_unit);
 	fprintf(out, ",\"pages_as_heap\":%s,\"peak\":%ld",
 		pages_as_heap(m) ? "true" : "false", p->peak);
 	snapshots_json(out, m);

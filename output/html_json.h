@@ -21,9 +21,9 @@
 /* Write P's data to OUT as one JSON object. */
 void html_json_write(FILE *out, const struct html_profile *p);
 
-/* S as a JSON string that can sit inside a <script> element: quoted,
-   escaped, "<", ">" and "&" as \u00XX, bytes that are not UTF-8 as
-   \u00XX. */
+/* S as a JSON string (NULL: null) that can sit inside a <script>
+   element: quoted, escaped, "<", ">" and "&" as \u00XX, bytes that are
+   not UTF-8 as \u00XX. */
 void html_json_string(FILE *out, const char *s);
 
 #endif

@@ -20,6 +20,10 @@ utf8_length(const unsigned char *s)
 void
 json_string_write(FILE *out, const char *s, bool script_safe)
 {
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
 		size_t n;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* S to OUT as a JSON string: quoted, '"' '\' and control characters
+/* S to OUT as a JSON string (NULL: null): quoted, '"' '\' and control characters
    escaped, bytes that are not UTF-8 as \u00XX; with SCRIPT_SAFE, "<", ">"
    and "&" as \u00XX too, so that it can sit inside a <script> element. */
 void json_string_write(FILE *out, const char *s, bool script_safe);

@@ -121,9 +121,9 @@ describe_range(struct sym_session *ss, Dwfl_Module *mod, uint64_t lo,
 
 /* dwfl_report_end callback: a module dropped by a re-reading describes
    its addresses met so far and takes its tables along, and the unwinding
-   rules of its addresses, since another module may be mapped there next. Despite the prototype, libdwfl passes
-   the address of the module's userdata, as it does to dwfl_getmodules
-   callbacks. */
+   rules of its addresses, since another module may be mapped there next.
+   Despite the prototype, libdwfl passes the address of the module's
+   userdata, as it does to dwfl_getmodules callbacks. */
 static int
 module_removed(Dwfl_Module *mod, void *userdata, const char *name,
 	       Dwarf_Addr base, void *arg)

@@ -24,7 +24,12 @@
    before the realloc's own record arrives, and the REALLOC applies Massif's
    realloc rules to that detached block. The result is the one the same
    events give serialized in Massif's order (the realloc where it completed),
-   except that snapshots taken in between still count the old block. */
+   except that snapshots taken in between still count the old block.
+
+   The engine sits on top of snapshot/: it owns the tree, the sites, the
+   block and page tables and the stacks, and feeds the page-level calls and
+   stack samples to the rules of pages.c and stacks.c, which count and
+   attempt snapshots through the hooks it hands them (snap_priv.h). */
 #include "snap_priv.h"
 
 #include <stdlib.h>
@@ -33,6 +38,47 @@
 #include "common/xalloc.h"
 
 #define MAX_REQUEST 0x7fffffffffffffffULL
+
+/* A realloc between its REALLOC_BEGIN and its REALLOC: the block, taken
+   out of the address table so that its address can be handed to another
+   thread meanwhile. */
+struct pending_realloc {
+	uint32_t tid;
+	uint64_t old_addr;
+	struct block blk; /* blk.addr 0: there was no block at OLD_ADDR */
+};
+
+struct snap_engine {
+	const struct ht_options *opt;
+	const struct ht_symbolizer *sym;
+	struct snap_extra *extra_model;
+	struct stack_filter filter;
+	struct xtree tree;
+	struct site_table sites;
+
+	struct block_table blocks;
+	struct page_table pages;      /* --pages-as-heap */
+	struct stack_table threads;   /* --stacks=yes */
+	struct pending_realloc *pending; /* at most one per thread */
+	size_t n_pending, cap_pending;
+
+	uint64_t heap, extra, stacks; /* live counters */
+	uint64_t last_alloc;          /* the block of the last allocator call
+					 when it allocated one, else 0 */
+	uint64_t btime;               /* bytes allocated + freed */
+	uint64_t clock;               /* external clock (ms, i) */
+	bool started;
+	bool time_in_bytes;           /* --time-unit=B */
+
+	struct snap_snapshot *snaps;  /* opt->max_snapshots slots */
+	size_t n_snaps;
+	uint64_t min_interval, earliest_next;
+	unsigned since_detailed;
+	uint64_t peak_total;
+	uint64_t peak_limit;          /* a total above this is a new peak */
+
+	struct snap_stats stats;
+};
 
 struct snap_engine *
 snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
@@ -235,17 +281,6 @@ attempt_peak(struct snap_engine *eng)
 	take(eng, SNAP_PEAK, now(eng));
 }
 
-void
-engine_attempt_normal(struct snap_engine *eng)
-{
-	attempt_normal(eng);
-}
-
-void
-engine_attempt_peak(struct snap_engine *eng)
-{
-	attempt_peak(eng);
-}
 
 void
 snap_engine_start(struct snap_engine *eng, uint64_t time)
@@ -277,11 +312,58 @@ charge(struct snap_engine *eng, uint32_t leaf, int64_t bytes)
 	xtree_charge(&eng->tree, leaf, bytes);
 }
 
-void
-engine_account_pages(struct snap_engine *eng, uint32_t leaf, int64_t d_heap)
+/* ---- The page and stack rules' calls back (snap_priv.h) ---- */
+
+static void
+hook_attempt_normal(void *ctx)
 {
-	account(eng, d_heap, 0);
-	charge(eng, leaf, d_heap);
+	attempt_normal(ctx);
+}
+
+static void
+hook_attempt_peak(void *ctx)
+{
+	attempt_peak(ctx);
+}
+
+static void
+hook_account_heap(void *ctx, uint32_t leaf, int64_t d)
+{
+	account(ctx, d, 0);
+	charge(ctx, leaf, d);
+}
+
+static void
+hook_account_stacks(void *ctx, int64_t d)
+{
+	struct snap_engine *eng = ctx;
+
+	eng->stacks += (uint64_t)d;
+	eng->btime += (uint64_t)(d < 0 ? -d : d);
+}
+
+static uint32_t
+hook_page_leaf(void *ctx, const struct ht_event *ev)
+{
+	struct snap_engine *eng = ctx;
+
+	return stack_filter_leaf_whole(&eng->filter, &eng->tree, ev->pcs,
+				       ev->npcs);
+}
+
+/* ENG as pages.c and stacks.c see it. Made per call rather than kept, so
+   that a clone's calls reach the clone. */
+static struct engine_hooks
+hooks_of(struct snap_engine *eng)
+{
+	return (struct engine_hooks){
+		.ctx = eng,
+		.attempt_normal = hook_attempt_normal,
+		.attempt_peak = hook_attempt_peak,
+		.account_heap = hook_account_heap,
+		.account_stacks = hook_account_stacks,
+		.page_leaf = hook_page_leaf,
+	};
 }
 
 /* The alignment Massif's allocator would use for FN's request: the
@@ -614,11 +696,32 @@ do_realloc(struct snap_engine *eng, const struct ht_event *ev)
 		realloc_block(eng, &b, ev);
 }
 
+/* ---- Page-level calls, stack samples, thread ends ---- */
+
+static void
+do_pages(struct snap_engine *eng, const struct ht_event *ev)
+{
+	const struct engine_hooks h = hooks_of(eng);
+
+	pages_feed(&eng->pages, eng->opt->massif_compat, ev, &h);
+}
+
+static void
+do_stack_sample(struct snap_engine *eng, const struct ht_event *ev)
+{
+	const struct engine_hooks h = hooks_of(eng);
+
+	stacks_sample(&eng->threads, ev->tid, ev->size, eng->started, &h);
+}
+
 static void
 do_thread_exit(struct snap_engine *eng, uint32_t tid)
 {
-	if (eng->opt->stacks)
-		stacks_thread_exit(eng, tid);
+	if (eng->opt->stacks) {
+		const struct engine_hooks h = hooks_of(eng);
+
+		stacks_thread_exit(&eng->threads, tid, &h);
+	}
 	struct pending_realloc *p = pending_of(eng, tid);
 	if (!p)
 		return;
@@ -701,10 +804,10 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 	case HT_EV_MUNMAP:
 	case HT_EV_MREMAP:
 	case HT_EV_BRK:
-		pages_feed(eng, ev);
+		do_pages(eng, ev);
 		break;
 	case HT_EV_STACK:
-		stacks_sample(eng, ev->tid, ev->size);
+		do_stack_sample(eng, ev);
 		break;
 	}
 }

@@ -11,7 +11,8 @@
    Without it the accounting is exact, and every deviation is marked
    "Exact:" below (an unmap is one deallocation, a moving mremap one
    change). Either way a range costs O(1) counter and tree updates
-   plus the page table's run edits, never one step per page. */
+   plus the page table's run edits, never one step per page. The counters,
+   tree and snapshots are the engine's, reached through its hooks. */
 #include "snap_priv.h"
 
 #define PAGE_SHIFT 12
@@ -30,15 +31,25 @@ page_of(uint64_t a)
 	return a >> PAGE_SHIFT;
 }
 
+/* One page-level call being applied: the page owners, the engine's hooks,
+   and whether Massif's rules apply (--massif-compat). */
+struct paging {
+	struct page_table *pt;
+	const struct engine_hooks *eng;
+	bool compat;
+};
+
 /* page_table_fn: pages leaving the table take their bytes out of the
    counters and of their owner's tree entry (ignored owners count
-   nowhere). */
+   nowhere). CTX: the call's struct paging. */
 static void
 pages_gone(void *ctx, uint64_t first, uint64_t n, uint32_t leaf)
 {
+	struct paging *p = ctx;
+
 	(void)first;
 	if (leaf)
-		engine_account_pages(ctx, leaf, -(int64_t)(n * PAGE_SIZE));
+		engine_account_heap(p->eng, leaf, -(int64_t)(n * PAGE_SIZE));
 }
 
 /* Record N pages from FIRST for LEAF: Massif records every page (known or
@@ -46,34 +57,34 @@ pages_gone(void *ctx, uint64_t first, uint64_t n, uint32_t leaf)
    for the counters is one step. An ignored stack records its pages (their
    removal must find them) without counting or snapshotting. */
 static void
-record_compat(struct snap_engine *eng, uint64_t first, uint64_t n,
+record_compat(struct paging *p, uint64_t first, uint64_t n,
 	      uint32_t leaf)
 {
 	if (!n)
 		return;
-	page_table_push(&eng->pages, first, n, leaf);
+	page_table_push(p->pt, first, n, leaf);
 	if (!leaf)
 		return;
-	engine_account_pages(eng, leaf, (int64_t)(n * PAGE_SIZE));
-	engine_attempt_normal(eng);
+	engine_account_heap(p->eng, leaf, (int64_t)(n * PAGE_SIZE));
+	engine_attempt_normal(p->eng);
 }
 
 /* Remove N pages from FIRST as Massif does: the first page with a peak
    check before it and a snapshot attempt after it, when it is recorded
    and counted; the others silently. Unknown pages are skipped. */
 static void
-remove_compat(struct snap_engine *eng, uint64_t first, uint64_t n)
+remove_compat(struct paging *p, uint64_t first, uint64_t n)
 {
 	if (!n)
 		return;
 	uint32_t leaf = 0;
-	bool counted = page_table_top(&eng->pages, first, &leaf) && leaf;
+	bool counted = page_table_top(p->pt, first, &leaf) && leaf;
 	if (counted)
-		engine_attempt_peak(eng);
-	page_table_pop(&eng->pages, first, 1, pages_gone, eng);
+		engine_attempt_peak(p->eng);
+	page_table_pop(p->pt, first, 1, pages_gone, p);
 	if (counted)
-		engine_attempt_normal(eng);
-	page_table_pop(&eng->pages, first + 1, n - 1, pages_gone, eng);
+		engine_attempt_normal(p->eng);
+	page_table_pop(p->pt, first + 1, n - 1, pages_gone, p);
 }
 
 /* Exact: a page mapped again changes owner instead of being counted
@@ -81,58 +92,57 @@ remove_compat(struct snap_engine *eng, uint64_t first, uint64_t n)
    the new ones as allocated, in B-time too, and one snapshot attempt
    follows the whole call. */
 static void
-record_exact(struct snap_engine *eng, uint64_t first, uint64_t n,
+record_exact(struct paging *p, uint64_t first, uint64_t n,
 	     uint32_t leaf)
 {
 	if (!n)
 		return;
-	uint64_t replaced = page_table_count_owned(&eng->pages, first, n);
-	page_table_replace(&eng->pages, first, n, leaf, pages_gone, eng);
+	uint64_t replaced = page_table_count_owned(p->pt, first, n);
+	page_table_replace(p->pt, first, n, leaf, pages_gone, p);
 	if (leaf)
-		engine_account_pages(eng, leaf, (int64_t)(n * PAGE_SIZE));
+		engine_account_heap(p->eng, leaf, (int64_t)(n * PAGE_SIZE));
 	if (leaf || replaced)
-		engine_attempt_normal(eng);
+		engine_attempt_normal(p->eng);
 }
 
 /* Exact: an unmap is one deallocation of all its counted pages: one peak
    check before, one snapshot attempt after, instead of Massif's snapshot
    after the first page that shows only 4096 bytes gone. */
 static void
-remove_exact(struct snap_engine *eng, uint64_t first, uint64_t n)
+remove_exact(struct paging *p, uint64_t first, uint64_t n)
 {
 	if (!n)
 		return;
-	bool counted = page_table_count_owned(&eng->pages, first, n) != 0;
+	bool counted = page_table_count_owned(p->pt, first, n) != 0;
 	if (counted)
-		engine_attempt_peak(eng);
-	page_table_pop(&eng->pages, first, n, pages_gone, eng);
+		engine_attempt_peak(p->eng);
+	page_table_pop(p->pt, first, n, pages_gone, p);
 	if (counted)
-		engine_attempt_normal(eng);
+		engine_attempt_normal(p->eng);
 }
 
 static void
-record(struct snap_engine *eng, uint64_t first, uint64_t n, uint32_t leaf)
+record(struct paging *p, uint64_t first, uint64_t n, uint32_t leaf)
 {
-	if (eng->opt->massif_compat)
-		record_compat(eng, first, n, leaf);
+	if (p->compat)
+		record_compat(p, first, n, leaf);
 	else
-		record_exact(eng, first, n, leaf);
+		record_exact(p, first, n, leaf);
 }
 
 static void
-unrecord(struct snap_engine *eng, uint64_t first, uint64_t n)
+unrecord(struct paging *p, uint64_t first, uint64_t n)
 {
-	if (eng->opt->massif_compat)
-		remove_compat(eng, first, n);
+	if (p->compat)
+		remove_compat(p, first, n);
 	else
-		remove_exact(eng, first, n);
+		remove_exact(p, first, n);
 }
 
 static uint32_t
-leaf_of(struct snap_engine *eng, const struct ht_event *ev)
+leaf_of(struct paging *p, const struct ht_event *ev)
 {
-	return stack_filter_leaf_whole(&eng->filter, &eng->tree, ev->pcs,
-				       ev->npcs);
+	return engine_page_leaf(p->eng, ev);
 }
 
 /* Exact: a moving mremap is one change, from the mapping at its old
@@ -146,27 +156,27 @@ leaf_of(struct snap_engine *eng, const struct ht_event *ev)
    peak's tree has no entry for the mremap yet (Massif adds it when it
    records the new pages). */
 static void
-move_exact(struct snap_engine *eng, const struct ht_event *ev,
+move_exact(struct paging *p, const struct ht_event *ev,
 	   uint64_t from, uint64_t old_n, uint64_t to, uint64_t new_n)
 {
 	bool counted = old_n &&
-		       page_table_count_owned(&eng->pages, from, old_n) != 0;
+		       page_table_count_owned(p->pt, from, old_n) != 0;
 	if (counted)
-		engine_attempt_peak(eng);
+		engine_attempt_peak(p->eng);
 	if (old_n)
-		page_table_pop(&eng->pages, from, old_n, pages_gone, eng);
-	uint32_t leaf = leaf_of(eng, ev);
+		page_table_pop(p->pt, from, old_n, pages_gone, p);
+	uint32_t leaf = leaf_of(p, ev);
 	bool replaced = new_n &&
-			page_table_count_owned(&eng->pages, to, new_n) != 0;
+			page_table_count_owned(p->pt, to, new_n) != 0;
 	if (new_n) {
-		page_table_replace(&eng->pages, to, new_n, leaf, pages_gone,
-				   eng);
+		page_table_replace(p->pt, to, new_n, leaf, pages_gone,
+				   p);
 		if (leaf)
-			engine_account_pages(eng, leaf,
+			engine_account_heap(p->eng, leaf,
 					     (int64_t)(new_n * PAGE_SIZE));
 	}
 	if (counted || replaced || (leaf && new_n))
-		engine_attempt_normal(eng);
+		engine_attempt_normal(p->eng);
 }
 
 /* mremap (§6): shrinking removes the tail; growing in place records the
@@ -179,7 +189,7 @@ move_exact(struct snap_engine *eng, const struct ht_event *ev,
    entry is made only when the new pages are recorded, after the
    snapshot between. Lengths are whole pages, as the kernel rounds them. */
 static void
-do_mremap(struct snap_engine *eng, const struct ht_event *ev)
+do_mremap(struct paging *p, const struct ht_event *ev)
 {
 	uint64_t from = page_of(ev->old_addr), to = page_of(ev->addr);
 	uint64_t old_n = pages_in(ev->old_size), new_n = pages_in(ev->size);
@@ -187,22 +197,22 @@ do_mremap(struct snap_engine *eng, const struct ht_event *ev)
 
 	if (from == to) {
 		if (new_n < old_n)
-			unrecord(eng, from + new_n, old_n - new_n);
+			unrecord(p, from + new_n, old_n - new_n);
 		else if (new_n > old_n)
-			record(eng, from + old_n, new_n - old_n,
-			       leaf_of(eng, ev));
+			record(p, from + old_n, new_n - old_n,
+			       leaf_of(p, ev));
 		return;
 	}
-	if (!eng->opt->massif_compat) {
-		move_exact(eng, ev, from, old_n, to, new_n);
+	if (!p->compat) {
+		move_exact(p, ev, from, old_n, to, new_n);
 		return;
 	}
-	unrecord(eng, from, common);
-	uint32_t leaf = leaf_of(eng, ev);
-	record(eng, to, common, leaf);
+	unrecord(p, from, common);
+	uint32_t leaf = leaf_of(p, ev);
+	record(p, to, common, leaf);
 	if (new_n > old_n)
-		record(eng, to + old_n, new_n - old_n, leaf);
-	unrecord(eng, from, old_n);
+		record(p, to + old_n, new_n - old_n, leaf);
+	unrecord(p, from, old_n);
 }
 
 /* brk moved from A to B. Massif (ms_new_mem_brk, ms_die_mem_brk) acts
@@ -216,7 +226,7 @@ do_mremap(struct snap_engine *eng, const struct ht_event *ev)
    growth records [pageup(A), pageup(B)) and a shrink removes
    [pageup(B), pageup(A)). */
 static void
-do_brk(struct snap_engine *eng, const struct ht_event *ev)
+do_brk(struct paging *p, const struct ht_event *ev)
 {
 	uint64_t a = ev->old_addr, b = ev->addr;
 	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
@@ -224,7 +234,7 @@ do_brk(struct snap_engine *eng, const struct ht_event *ev)
 
 	if (a == b)
 		return;
-	if (eng->opt->massif_compat) {
+	if (p->compat) {
 		if (page_of(lo - 1) == page_of(hi - 1))
 			return;
 		first = page_of(lo);
@@ -234,27 +244,31 @@ do_brk(struct snap_engine *eng, const struct ht_event *ev)
 		n = pages_in(hi) - first;
 	}
 	if (b > a)
-		record(eng, first, n, leaf_of(eng, ev));
+		record(p, first, n, leaf_of(p, ev));
 	else
-		unrecord(eng, first, n);
+		unrecord(p, first, n);
 }
 
 void
-pages_feed(struct snap_engine *eng, const struct ht_event *ev)
+pages_feed(struct page_table *pt, bool compat, const struct ht_event *ev,
+	   const struct engine_hooks *eng)
 {
+	struct paging call = { .pt = pt, .eng = eng, .compat = compat };
+	struct paging *p = &call;
+
 	switch (ev->kind) {
 	case HT_EV_MMAP:
-		record(eng, page_of(ev->addr), pages_in(ev->size),
-		       leaf_of(eng, ev));
+		record(p, page_of(ev->addr), pages_in(ev->size),
+		       leaf_of(p, ev));
 		break;
 	case HT_EV_MUNMAP:
-		unrecord(eng, page_of(ev->addr), pages_in(ev->size));
+		unrecord(p, page_of(ev->addr), pages_in(ev->size));
 		break;
 	case HT_EV_MREMAP:
-		do_mremap(eng, ev);
+		do_mremap(p, ev);
 		break;
 	case HT_EV_BRK:
-		do_brk(eng, ev);
+		do_brk(p, ev);
 		break;
 	default:
 		break;

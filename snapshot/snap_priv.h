@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Structures shared by the snapshot engine's files (engine, tree, culling,
-   stack filter); nothing outside snapshot/ includes this. */
+/* Structures shared by the snapshot engine's files (tree, sites, stack
+   filter, culling, blocks, pages, stacks), which engine.c puts together;
+   nothing outside snapshot/ includes this. The engine's own state is
+   engine.c's alone. */
 #ifndef HT_SNAPSHOT_SNAP_PRIV_H
 #define HT_SNAPSHOT_SNAP_PRIV_H
 
@@ -256,6 +258,64 @@ bool page_table_top(const struct page_table *pt, uint64_t page,
 uint64_t page_table_count_owned(const struct page_table *pt, uint64_t first,
 				uint64_t n);
 
+/* ---- What the page and stack rules need of the engine ----
+   pages.c and stacks.c sit below engine.c, which feeds them: they change
+   the engine's counters and attempt its snapshots through these calls, in
+   the order Massif's rules take those steps. */
+struct engine_hooks {
+	void *ctx; /* the engine */
+	void (*attempt_normal)(void *ctx);
+	void (*attempt_peak)(void *ctx);
+	void (*account_heap)(void *ctx, uint32_t leaf, int64_t d);
+	void (*account_stacks)(void *ctx, int64_t d);
+	uint32_t (*page_leaf)(void *ctx, const struct ht_event *ev);
+};
+
+/* Massif's normal snapshot attempt (§4.2). */
+static inline void
+engine_attempt_normal(const struct engine_hooks *h)
+{
+	h->attempt_normal(h->ctx);
+}
+
+/* Massif's peak check before a deallocation (§4.3). */
+static inline void
+engine_attempt_peak(const struct engine_hooks *h)
+{
+	h->attempt_peak(h->ctx);
+}
+
+/* Add D useful bytes to the heap counter and to tree node LEAF, and |D| to
+   the B-time clock. */
+static inline void
+engine_account_heap(const struct engine_hooks *h, uint32_t leaf, int64_t d)
+{
+	h->account_heap(h->ctx, leaf, d);
+}
+
+/* Add D bytes to the stacks counter, and |D| to the B-time clock. */
+static inline void
+engine_account_stacks(const struct engine_hooks *h, int64_t d)
+{
+	h->account_stacks(h->ctx, d);
+}
+
+/* The tree node charged for the page-level call EV, created now with its
+   ancestors (so not before a peak check that must not show it); 0 when
+   the stack filter ignores the call. */
+static inline uint32_t
+engine_page_leaf(const struct engine_hooks *h, const struct ht_event *ev)
+{
+	return h->page_leaf(h->ctx, ev);
+}
+
+/* ---- Pages (pages.c) ---- */
+/* --pages-as-heap: apply the page-level call EV (MMAP, MUNMAP, MREMAP,
+   BRK) to the page owners PT as Massif does (COMPAT: --massif-compat), or
+   exactly, counting through ENG. */
+void pages_feed(struct page_table *pt, bool compat, const struct ht_event *ev,
+		const struct engine_hooks *eng);
+
 /* ---- Stacks (stacks.c) ---- */
 /* One thread's stack as --stacks=yes counts it. */
 struct thread_stack {
@@ -269,67 +329,14 @@ struct stack_table {
 	size_t n, cap;
 };
 
-/* ---- The engine (engine.c) ---- */
-/* A realloc between its REALLOC_BEGIN and its REALLOC: the block, taken
-   out of the address table so that its address can be handed to another
-   thread meanwhile. */
-struct pending_realloc {
-	uint32_t tid;
-	uint64_t old_addr;
-	struct block blk; /* blk.addr 0: there was no block at OLD_ADDR */
-};
-
-struct snap_engine {
-	const struct ht_options *opt;
-	const struct ht_symbolizer *sym;
-	struct snap_extra *extra_model;
-	struct stack_filter filter;
-	struct xtree tree;
-	struct site_table sites;
-
-	struct block_table blocks;
-	struct page_table pages;      /* --pages-as-heap */
-	struct stack_table threads;   /* --stacks=yes */
-	struct pending_realloc *pending; /* at most one per thread */
-	size_t n_pending, cap_pending;
-
-	uint64_t heap, extra, stacks; /* live counters */
-	uint64_t last_alloc;          /* the block of the last allocator call
-					 when it allocated one, else 0 */
-	uint64_t btime;               /* bytes allocated + freed */
-	uint64_t clock;               /* external clock (ms, i) */
-	bool started;
-	bool time_in_bytes;           /* --time-unit=B */
-
-	struct snap_snapshot *snaps;  /* opt->max_snapshots slots */
-	size_t n_snaps;
-	uint64_t min_interval, earliest_next;
-	unsigned since_detailed;
-	uint64_t peak_total;
-	uint64_t peak_limit;          /* a total above this is a new peak */
-
-	struct snap_stats stats;
-};
-
-/* Services of engine.c to the page and stack rules (pages.c, stacks.c). */
-/* Massif's normal snapshot attempt (§4.2). */
-void engine_attempt_normal(struct snap_engine *eng);
-/* Massif's peak check before a deallocation (§4.3). */
-void engine_attempt_peak(struct snap_engine *eng);
-/* Add D_HEAP useful bytes to the counters and the tree node LEAF, and
-   |D_HEAP| to the B-time clock. */
-void engine_account_pages(struct snap_engine *eng, uint32_t leaf,
-			  int64_t d_heap);
-
-/* --pages-as-heap rules (pages.c): apply the page-level call EV (MMAP,
-   MUNMAP, MREMAP, BRK) as Massif does, or exactly without
-   --massif-compat. */
-void pages_feed(struct snap_engine *eng, const struct ht_event *ev);
-
-/* --stacks=yes rules (stacks.c): thread TID's stack now holds SIZE bytes. */
-void stacks_sample(struct snap_engine *eng, uint32_t tid, uint64_t size);
-/* Thread TID has ended: its stack is released. */
-void stacks_thread_exit(struct snap_engine *eng, uint32_t tid);
+/* Make DST (uninitialised) an independent copy of SRC. */
 void stack_table_copy(struct stack_table *dst, const struct stack_table *src);
+/* --stacks=yes: thread TID's stack in T now holds SIZE bytes, counted
+   through ENG once STARTED (the engine's start-up snapshot is taken). */
+void stacks_sample(struct stack_table *t, uint32_t tid, uint64_t size,
+		   bool started, const struct engine_hooks *eng);
+/* Thread TID has ended: its stack in T is released, through ENG. */
+void stacks_thread_exit(struct stack_table *t, uint32_t tid,
+			const struct engine_hooks *eng);
 
 #endif

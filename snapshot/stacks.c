@@ -4,7 +4,8 @@
    we see samples, and apply Massif's rule to the change between two
    samples: growth by L adds L to S and to B-time and attempts a snapshot;
    a shrink by L checks for a peak first, then takes L off S, adds L to
-   B-time and attempts a snapshot. Stacks are not in the tree. */
+   B-time and attempts a snapshot. Stacks are not in the tree. The
+   counters and snapshots are the engine's, reached through its hooks. */
 #include "snap_priv.h"
 
 #include <stdlib.h>
@@ -31,20 +32,18 @@ thread_of(struct stack_table *t, uint32_t tid)
 
 /* Move thread TS's share of S to COUNTED by Massif's rule. */
 static void
-set_counted(struct snap_engine *eng, struct thread_stack *ts,
+set_counted(const struct engine_hooks *eng, struct thread_stack *ts,
 	    uint64_t counted)
 {
 	if (counted > ts->counted) {
 		uint64_t l = counted - ts->counted;
-		eng->stacks += l;
-		eng->btime += l;
+		engine_account_stacks(eng, (int64_t)l);
 		ts->counted = counted;
 		engine_attempt_normal(eng);
 	} else if (counted < ts->counted) {
 		uint64_t l = ts->counted - counted;
 		engine_attempt_peak(eng);
-		eng->stacks -= l;
-		eng->btime += l;
+		engine_account_stacks(eng, -(int64_t)l);
 		ts->counted = counted;
 		engine_attempt_normal(eng);
 	}
@@ -57,17 +56,17 @@ set_counted(struct snap_engine *eng, struct thread_stack *ts,
    base. A stack smaller than its base counts as empty (Massif would
    wrap its counter below zero; stacks do not shrink past their start). */
 void
-stacks_sample(struct snap_engine *eng, uint32_t tid, uint64_t size)
+stacks_sample(struct stack_table *t, uint32_t tid, uint64_t size,
+	      bool started, const struct engine_hooks *eng)
 {
-	struct thread_stack *ts = thread_of(&eng->threads, tid);
+	struct thread_stack *ts = thread_of(t, tid);
 	if (!ts) {
-		ht_xgrow((void **)&eng->threads.v, &eng->threads.cap,
-			 eng->threads.n + 1, sizeof(*eng->threads.v));
-		ts = &eng->threads.v[eng->threads.n++];
+		ht_xgrow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v));
+		ts = &t->v[t->n++];
 		*ts = (struct thread_stack){ .tid = tid, .base = size };
 		return;
 	}
-	if (!eng->started) {
+	if (!started) {
 		ts->base = size;
 		return;
 	}
@@ -78,11 +77,12 @@ stacks_sample(struct snap_engine *eng, uint32_t tid, uint64_t size)
    entry forgotten (the kernel may reuse its id for a new thread, whose
    first sample is a new base line). */
 void
-stacks_thread_exit(struct snap_engine *eng, uint32_t tid)
+stacks_thread_exit(struct stack_table *t, uint32_t tid,
+		   const struct engine_hooks *eng)
 {
-	struct thread_stack *ts = thread_of(&eng->threads, tid);
+	struct thread_stack *ts = thread_of(t, tid);
 	if (!ts)
 		return;
 	set_counted(eng, ts, 0);
-	*ts = eng->threads.v[--eng->threads.n];
+	*ts = t->v[--t->n];
 }

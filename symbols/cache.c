@@ -40,9 +40,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/symbolizer.h"
 #include "common/u64map.h"
 #include "common/xalloc.h"
-#include "sym_priv.h"
+#include "frame.h"
+#include "rules.h"
 
 static const char magic[8] = "HTSYMC1\n";
 

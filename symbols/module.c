@@ -7,7 +7,7 @@
    which libdw 0.188 cannot search by address, the address ranges of its
    compilation units; and the file names of the line tables asked for, as
    the tables record them. */
-#include "session.h"
+#include "module.h"
 
 #include <dwarf.h>
 #include <gelf.h>
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "cache.h"
+#include "common/u64map.h"
 #include "common/xalloc.h"
-#include "sym_priv.h"
 
 /* One range of code and its name. NAME points into the module's ELF
    string table, valid while the module is reported. */
@@ -664,7 +664,7 @@ has_code(Dwarf_Die *die)
 }
 
 /* Add to U the subprograms with code below PARENT (at depth LEVEL), looking
-   where sym_fns_at's callers look for inlined instances (sym_priv.h); an
+   where sym_fns_at's callers look for inlined instances (module.h); an
    inlined instance met outside such a subprogram goes to U's loose ones
    (code of its own, in no function: not met in practice). */
 static void

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What a code address is, once per address: the containing function's
+/* What a code address of a module is: the containing function's
    symbol-table name (demangled), and Massif's description lines, built from
-   the line table and the DWARF inline tree. Results are kept for the life
-   of the session, past the process's exit. */
-#include "session.h"
+   the line table and the DWARF inline tree, or read back from the module's
+   cache on disk. The session asks once per address and keeps the record
+   for its life, past the process's exit. */
+#include "resolve.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "cache.h"
 #include "common/xalloc.h"
 #include "demangle.h"
-#include "sym_priv.h"
+#include "module.h"
 
 static const char unknown[] = "???";
 
@@ -401,32 +402,21 @@ module_offset(Dwfl_Module *mod, uint64_t pc, const char **object)
 	return pc - start;
 }
 
-/* F's lines (and below-main line), copied from C. */
-static void
-lines_from(struct sym_frame *f, const struct sym_frame *c)
-{
-	f->n_lines = c->n_lines;
-	f->lines = ht_xcalloc(c->n_lines, sizeof(*f->lines));
-	for (unsigned i = 0; i < c->n_lines; i++)
-		f->lines[i] = ht_xstrdup(c->lines[i]);
-	f->below_main = c->below_main ? ht_xstrdup(c->below_main) : NULL;
-}
-
 /* Give F, the record of PC in MOD, its lines: from MOD's cache on disk,
    else from the debug information, then kept in the cache. */
 static void
-describe(struct sym_session *ss, struct sym_frame *f, Dwfl_Module *mod,
-	 uint64_t pc)
+describe(struct sym_frame *f, Dwfl_Module *mod, uint64_t pc,
+	 struct sym_unwind_stats *stats)
 {
 	struct sym_cache *c = sym_module_cache(mod);
 	const char *object;
 	uint64_t off = module_offset(mod, pc, &object);
 	const struct sym_frame *kept = c ? sym_cache_frame(c, off) : NULL;
 
-	ss->stats.described++;
+	stats->described++;
 	if (kept && kept->lines) {
-		lines_from(f, kept);
-		ss->stats.cached_described++;
+		sym_frame_copy_lines(f, kept);
+		stats->cached_described++;
 		return;
 	}
 	f->lines = ht_xcalloc(HT_MAX_INLINE, sizeof(*f->lines));
@@ -436,35 +426,39 @@ describe(struct sym_session *ss, struct sym_frame *f, Dwfl_Module *mod,
 		sym_cache_put_frame(c, off, f);
 }
 
-/* PC's record with its name, looked up now: from MOD's cache on disk,
-   else from the symbol table, then kept in the cache. Its lines wait for
-   the first describe(), unless the cache has them too. */
-static struct sym_frame *
-resolve(struct sym_session *ss, uint64_t pc)
+/* F's one line when its pc is in no module. */
+static void
+describe_unknown(struct sym_frame *f)
+{
+	f->lines = ht_xcalloc(1, sizeof(*f->lines));
+	f->lines[f->n_lines++] = ht_xstrdup(unknown);
+}
+
+struct sym_frame *
+sym_frame_resolve(Dwfl_Module *mod, uint64_t pc,
+		  struct sym_unwind_stats *stats)
 {
 	struct sym_frame *f = ht_xcalloc(1, sizeof(*f));
-	Dwfl_Module *mod = sym_session_module(ss, pc);
 	struct sym_cache *c;
 	const struct sym_frame *kept;
 	const char *object, *raw;
 	uint64_t off;
 
-	ss->stats.named++;
+	stats->named++;
 	if (!mod) {
-		f->lines = ht_xcalloc(1, sizeof(*f->lines));
-		f->lines[f->n_lines++] = ht_xstrdup(unknown);
+		describe_unknown(f);
 		return f;
 	}
 	c = sym_module_cache(mod);
 	off = module_offset(mod, pc, &object);
 	kept = c ? sym_cache_frame(c, off) : NULL;
 	if (kept) {
-		ss->stats.cached_named++;
+		stats->cached_named++;
 		f->name = kept->name ? ht_xstrdup(kept->name) : NULL;
 		if (kept->lines) {
-			lines_from(f, kept);
-			ss->stats.described++;
-			ss->stats.cached_described++;
+			sym_frame_copy_lines(f, kept);
+			stats->described++;
+			stats->cached_described++;
 		}
 		return f;
 	}
@@ -476,112 +470,12 @@ resolve(struct sym_session *ss, uint64_t pc)
 	return f;
 }
 
-const struct sym_frame *
-sym_frame_get(struct sym_session *ss, uint64_t pc)
-{
-	uint64_t *val = u64map_get(&ss->frames, pc);
-	struct sym_frame *f;
-
-	if (val)
-		return (const struct sym_frame *)(uintptr_t)*val;
-	f = resolve(ss, pc);
-	u64map_put(&ss->frames, pc, (uint64_t)(uintptr_t)f);
-	return f;
-}
-
-/* PC's record with its lines. */
-static const struct sym_frame *
-frame_described(struct sym_session *ss, uint64_t pc)
-{
-	struct sym_frame *f = (struct sym_frame *)sym_frame_get(ss, pc);
-
-	if (!f->lines) {
-		/* Its module was there when it was named, and a module is
-		   not dropped before its records are described
-		   (sym_frames_describe). */
-		Dwfl_Module *mod = dwfl_addrmodule(ss->dwfl, pc);
-
-		if (mod) {
-			describe(ss, f, mod, pc);
-		} else {
-			f->lines = ht_xcalloc(1, sizeof(*f->lines));
-			f->lines[f->n_lines++] = ht_xstrdup(unknown);
-		}
-	}
-	return f;
-}
-
 void
-sym_frames_describe(struct sym_session *ss, Dwfl_Module *mod, uint64_t lo,
-		    uint64_t hi)
+sym_frame_describe(struct sym_frame *f, Dwfl_Module *mod, uint64_t pc,
+		   struct sym_unwind_stats *stats)
 {
-	uint64_t pc, val;
-
-	for (size_t pos = 0; u64map_next(&ss->frames, &pos, &pc, &val);) {
-		struct sym_frame *f = (struct sym_frame *)(uintptr_t)val;
-
-		if (!f->lines && pc >= lo && pc < hi)
-			describe(ss, f, mod, pc);
-	}
-}
-
-struct sym_frame *
-sym_frame_copy(const struct sym_frame *f)
-{
-	struct sym_frame *c = ht_xcalloc(1, sizeof(*c));
-
-	c->name = f->name ? ht_xstrdup(f->name) : NULL;
-	if (f->lines)
-		lines_from(c, f);
-	return c;
-}
-
-void
-sym_frame_free(struct sym_frame *f)
-{
-	if (!f)
-		return;
-	free(f->name);
-	free(f->below_main);
-	for (unsigned i = 0; f->lines && i < f->n_lines; i++)
-		free(f->lines[i]);
-	free(f->lines);
-	free(f);
-}
-
-static const char *
-session_function_name(void *ctx, uint64_t pc)
-{
-	return sym_frame_get(ctx, pc)->name;
-}
-
-static unsigned
-session_describe(void *ctx, uint64_t pc, const char **lines, unsigned max)
-{
-	const struct sym_session *ss = ctx;
-	const struct sym_frame *f = frame_described(ctx, pc);
-	unsigned n = f->n_lines < max ? f->n_lines : max;
-
-	for (unsigned i = 0; i < n; i++)
-		lines[i] = f->lines[i];
-	/* The real function is the last line, when MAX leaves room for it. */
-	if (n == f->n_lines && f->below_main && !ss->show_below_main)
-		lines[n - 1] = f->below_main;
-	return n;
-}
-
-void
-sym_session_show_below_main(struct sym_session *ss, bool show)
-{
-	ss->show_below_main = show;
-}
-
-struct ht_symbolizer
-sym_session_symbolizer(struct sym_session *ss)
-{
-	return (struct ht_symbolizer){
-		.ctx = ss,
-		.function_name = session_function_name,
-		.describe = session_describe,
-	};
+	if (mod)
+		describe(f, mod, pc, stats);
+	else
+		describe_unknown(f);
 }

@@ -6,7 +6,7 @@
    search and an expression interpreter. Each case keeps the meaning
    libdwfl's unwinder gives it, so both walks give the same frames; what
    cannot be written as base + offset is SYM_RULE_COMPLEX, left to libdw. */
-#include "session.h"
+#include "rules.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 
 #include "cache.h"
 #include "common/xalloc.h"
-#include "sym_priv.h"
+#include "module.h"
 
 void
 sym_rules_init(struct sym_rules *rc)
@@ -332,9 +332,9 @@ rule_cached(Dwfl_Module *mod, uint64_t pc, struct sym_rule *ru)
 }
 
 const struct sym_rule *
-sym_rules_get(struct sym_session *ss, uint64_t pc)
+sym_rules_get(struct sym_rules *rc, Dwfl *dwfl, uint64_t pc,
+	      struct sym_unwind_stats *stats)
 {
-	struct sym_rules *rc = &ss->rules;
 	const struct sym_rule *cached;
 	struct sym_rule ru;
 	Dwfl_Module *mod;
@@ -343,18 +343,18 @@ sym_rules_get(struct sym_session *ss, uint64_t pc)
 	cached = sym_rules_find(rc, pc);
 	if (cached)
 		return cached;
-	mod = dwfl_addrmodule(ss->dwfl, pc);
+	mod = dwfl_addrmodule(dwfl, pc);
 	if (!mod)
 		return NULL;
 	/* Zeroed as a whole, padding included: rules are compared and
 	   hashed bytewise. */
 	memset(&ru, 0, sizeof(ru));
 	if (!rule_cached(mod, pc, &ru))
-		ss->stats.rules++;
+		stats->rules++;
 	else
-		ss->stats.cached_rules++;
+		stats->cached_rules++;
 	if (ru.kind == SYM_RULE_COMPLEX)
-		ss->stats.complex++;
+		stats->complex++;
 	idx = intern(rc, &ru);
 	/* Pc 0 marks a free slot: a lookup there (from a return address
 	   of 1, garbage) is not cached. */

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A symbol session's life: the libdwfl handle on one process, its module
-   list (read from /proc/PID/maps at start, on request, and once per code
-   address found in no module), and the copy made for a forked child. */
-#include "session.h"
+/* A symbol session: the owner of everything symbols/ keeps for one
+   process, and the only file that re-reads its modules. It holds the
+   libdwfl handle and the module list (read from /proc/PID/maps at start,
+   on request, and once per code address found in no module), the record
+   of every address resolved (resolve.c makes them, the symbolizer hands
+   them out), and the unwinder (unwind.c), which it walks again when a walk
+   meets code in no module; and it makes the copy for a forked child. The
+   files below it are handed the module or table they work on, never the
+   session. */
+#include "session_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +17,10 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
-#include "sym_priv.h"
+#include "frame.h"
+#include "module.h"
+#include "resolve.h"
+#include "rules.h"
 
 /* libdwfl wants a pointer to the search path; NULL asks for its default
    (the object's directory, .debug/ and /usr/lib/debug). Never written. */
@@ -94,11 +103,27 @@ still_there(struct sym_session *ss)
 	return !ss->gone;
 }
 
+/* Give the records of SS's addresses in [LO, HI) that have none their
+   lines now, from MOD, which is about to be dropped. */
+static void
+describe_range(struct sym_session *ss, Dwfl_Module *mod, uint64_t lo,
+	       uint64_t hi)
+{
+	uint64_t pc, val;
+
+	for (size_t pos = 0; u64map_next(&ss->frames, &pos, &pc, &val);) {
+		struct sym_frame *f = (struct sym_frame *)(uintptr_t)val;
+
+		if (!f->lines && pc >= lo && pc < hi)
+			sym_frame_describe(f, mod, pc, &ss->stats);
+	}
+}
+
 /* dwfl_report_end callback: a module dropped by a re-reading describes
-   its addresses met so far and takes its tables along, and the unwinding rules of its addresses, since another
-   module may be mapped there next. Despite the prototype, libdwfl passes
-   the address of the module's userdata, as it does to dwfl_getmodules
-   callbacks. */
+   its addresses met so far and takes its tables along, and the unwinding
+   rules of its addresses, since another module may be mapped there next.
+   Despite the prototype, libdwfl passes the address of the module's
+   userdata, as it does to dwfl_getmodules callbacks. */
 static int
 module_removed(Dwfl_Module *mod, void *userdata, const char *name,
 	       Dwarf_Addr base, void *arg)
@@ -111,8 +136,8 @@ module_removed(Dwfl_Module *mod, void *userdata, const char *name,
 	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
 	/* Records named from it and not printed yet are printed after it
 	   is gone, with the lines it gives them now. */
-	sym_frames_describe(ss, mod, lo, hi);
-	sym_rules_forget(&ss->rules, lo, hi);
+	describe_range(ss, mod, lo, hi);
+	sym_rules_forget(&ss->unwinder.rules, lo, hi);
 	sym_module_free(*slot);
 	*slot = NULL;
 	return DWARF_CB_OK;
@@ -139,10 +164,9 @@ session_alloc(pid_t pid)
 	struct sym_session *ss = ht_xcalloc(1, sizeof(*ss));
 
 	ss->pid = pid;
-	ss->uw.page_addr = 1;
 	u64map_init(&ss->frames);
 	u64map_init(&ss->refreshed);
-	sym_rules_init(&ss->rules);
+	sym_unwinder_init(&ss->unwinder, &ss->stats);
 	return ss;
 }
 
@@ -163,7 +187,7 @@ session_open(struct sym_session *ss)
 		err = ENOMEM;
 	if (err)
 		return err > 0 ? err : ENOEXEC;
-	if (sym_unwind_attach(ss) != 0)
+	if (sym_unwinder_attach(&ss->unwinder, ss->dwfl, ss->pid) != 0)
 		return ENOEXEC;
 	return 0;
 }
@@ -189,18 +213,17 @@ sym_session_free(struct sym_session *ss)
 
 	if (!ss)
 		return;
-	/* The Dwfl's process state uses ARCH_ELF, so it goes first. */
+	/* The Dwfl's process state uses the unwinder's machine image, so it
+	   goes first. */
 	if (ss->dwfl) {
 		dwfl_getmodules(ss->dwfl, module_free_table, NULL, 0);
 		dwfl_end(ss->dwfl);
 	}
-	if (ss->arch_elf)
-		elf_end(ss->arch_elf);
+	sym_unwinder_fini(&ss->unwinder);
 	for (size_t pos = 0; u64map_next(&ss->frames, &pos, &pc, &val);)
 		sym_frame_free((struct sym_frame *)(uintptr_t)val);
 	u64map_fini(&ss->frames);
 	u64map_fini(&ss->refreshed);
-	sym_rules_fini(&ss->rules);
 	free(ss);
 }
 
@@ -217,12 +240,12 @@ sym_session_fork(const struct sym_session *ss, pid_t child)
 		return NULL;
 	}
 	cs->show_below_main = ss->show_below_main;
-	cs->libdw_only = ss->libdw_only;
+	cs->unwinder.libdw_only = ss->unwinder.libdw_only;
 	/* The child starts with the parent's mappings, so everything the
 	   parent resolved or compiled holds for it too. Copied, not shared:
 	   each session frees its own records. */
-	sym_rules_fini(&cs->rules);
-	sym_rules_copy(&cs->rules, &ss->rules);
+	sym_rules_fini(&cs->unwinder.rules);
+	sym_rules_copy(&cs->unwinder.rules, &ss->unwinder.rules);
 	for (size_t pos = 0; u64map_next(&ss->frames, &pos, &pc, &val);) {
 		const struct sym_frame *f = (const void *)(uintptr_t)val;
 
@@ -281,4 +304,112 @@ sym_session_module(struct sym_session *ss, uint64_t pc)
 		return NULL;
 	sym_session_refresh(ss);
 	return dwfl_addrmodule(ss->dwfl, pc);
+}
+
+unsigned
+sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
+	   uint64_t *pcs, unsigned max)
+{
+	unsigned n, verified;
+
+	if (max == 0)
+		return 0;
+	ss->stats.events++;
+	n = sym_unwinder_walk(&ss->unwinder, cap, ss->gone, pcs, max,
+			      &verified);
+	/* A frame in code outside every module is in a library loaded since
+	   the modules were read: the walk went no further than that frame,
+	   or went on by frame pointers and may be wrong. sym_session_module
+	   re-reads the modules once per such pc; when that finds the
+	   module, walk again. */
+	for (unsigned i = verified; i < n; i++) {
+		if (dwfl_addrmodule(ss->dwfl, pcs[i]))
+			continue;
+		if (sym_session_module(ss, pcs[i]))
+			n = sym_unwinder_walk(&ss->unwinder, cap, ss->gone, pcs,
+					      max, &verified);
+		break;
+	}
+	ss->stats.frames += n;
+	return n;
+}
+
+void
+sym_session_unwind_with_libdw(struct sym_session *ss, bool only)
+{
+	ss->unwinder.libdw_only = only;
+}
+
+void
+sym_session_unwind_stats(const struct sym_session *ss,
+			 struct sym_unwind_stats *out)
+{
+	*out = ss->stats;
+}
+
+/* PC's record, resolved when first asked (its lines possibly not yet).
+   Never NULL. */
+static struct sym_frame *
+frame_get(struct sym_session *ss, uint64_t pc)
+{
+	uint64_t *val = u64map_get(&ss->frames, pc);
+	struct sym_frame *f;
+
+	if (val)
+		return (struct sym_frame *)(uintptr_t)*val;
+	f = sym_frame_resolve(sym_session_module(ss, pc), pc, &ss->stats);
+	u64map_put(&ss->frames, pc, (uint64_t)(uintptr_t)f);
+	return f;
+}
+
+/* PC's record with its lines. */
+static const struct sym_frame *
+frame_described(struct sym_session *ss, uint64_t pc)
+{
+	struct sym_frame *f = frame_get(ss, pc);
+
+	/* Its module was there when it was named, and a module is not
+	   dropped before its records are described (module_removed): none
+	   now means none then. */
+	if (!f->lines)
+		sym_frame_describe(f, dwfl_addrmodule(ss->dwfl, pc), pc,
+				   &ss->stats);
+	return f;
+}
+
+static const char *
+session_function_name(void *ctx, uint64_t pc)
+{
+	return frame_get(ctx, pc)->name;
+}
+
+static unsigned
+session_describe(void *ctx, uint64_t pc, const char **lines, unsigned max)
+{
+	const struct sym_session *ss = ctx;
+	const struct sym_frame *f = frame_described(ctx, pc);
+	unsigned n = f->n_lines < max ? f->n_lines : max;
+
+	for (unsigned i = 0; i < n; i++)
+		lines[i] = f->lines[i];
+	/* The real function is the last line, when MAX leaves room for it. */
+	if (n == f->n_lines && f->below_main && !ss->show_below_main)
+		lines[n - 1] = f->below_main;
+	return n;
+}
+
+void
+sym_session_show_below_main(struct sym_session *ss, bool show)
+{
+	ss->show_below_main = show;
+}
+
+struct ht_symbolizer
+sym_session_symbolizer(struct sym_session *ss)
+{
+	return (struct ht_symbolizer){
+		.ctx = ss,
+		.function_name = session_function_name,
+		.describe = session_describe,
+	};
 }

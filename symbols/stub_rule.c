@@ -4,14 +4,15 @@
    address alone: a rule is passed on only when following it that way
    gives the very frames unwind.c's walk gives; every other frame makes the
    stub copy the stack for sym_unwind instead. */
-#include "session.h"
+#include "session_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 #include "cache.h"
 #include "common/xalloc.h"
-#include "sym_priv.h"
+#include "module.h"
+#include "rules.h"
 
 /* Column COL of RU into *OUT. False when it is computed from anything but
    the CFA, which the stub does not track. */
@@ -46,9 +47,10 @@ sym_stub_rule_get(struct sym_session *ss, uint64_t lookup_pc,
 	const struct sym_rule *ru;
 
 	*out = (struct ht_unwind_rule){ .fp = false };
-	if (ss->libdw_only || !sym_session_module(ss, lookup_pc))
+	if (ss->unwinder.libdw_only || !sym_session_module(ss, lookup_pc))
 		return -ENOTSUP;
-	ru = sym_rules_get(ss, lookup_pc);
+	ru = sym_rules_get(&ss->unwinder.rules, ss->dwfl, lookup_pc,
+			   &ss->stats);
 	if (!ru)
 		return -ENOTSUP;
 	if (ru->kind == SYM_RULE_FP) {
@@ -114,7 +116,7 @@ sym_session_cached_rule_pcs(struct sym_session *ss, uint64_t **out)
 {
 	struct pc_list l = { NULL, 0, 0, 0, 0 };
 
-	if (!ss->libdw_only)
+	if (!ss->unwinder.libdw_only)
 		dwfl_getmodules(ss->dwfl, module_rule_pcs, &l, 0);
 	*out = l.v;
 	return l.n;

@@ -5,28 +5,29 @@
    and a few memory reads per frame. libdwfl's own unwinder, driven by
    thread callbacks serving the same copy, takes the events whose rules
    need more than base + offset reads, and every event when asked to. As
-   long as the stack fits in the copy, neither makes a system call. */
-#include "session.h"
+   long as the stack fits in the copy, neither makes a system call.
+   Re-reading the modules when a walk meets code in none is the session's
+   part: it walks again then. */
+#include "unwind.h"
 
 #include <gelf.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "common/err.h"
-#include "sym_priv.h"
 
 /* The one thread of an unwind. Its tid is only a label: the registers come
    from the capture, whichever thread it was taken from. */
 static pid_t
 next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
-	struct sym_session *ss = arg;
+	struct sym_unwinder *u = arg;
 
 	(void)dwfl;
 	if (*thread_argp)
 		return 0;
-	*thread_argp = ss;
-	return ss->pid;
+	*thread_argp = u;
+	return u->pid;
 }
 
 static bool
@@ -53,19 +54,19 @@ read_remote(pid_t pid, uint64_t addr, void *buf, size_t len)
    exists, a page at a time, since the next word asked for is usually next
    to this one. */
 static bool
-read_outside(struct sym_session *ss, uint64_t addr, uint64_t *out)
+read_outside(struct sym_unwinder *u, uint64_t addr, uint64_t *out)
 {
-	struct sym_unwind_state *uw = &ss->uw;
+	struct sym_unwind_state *uw = &u->uw;
 	uint64_t page = addr & ~(uint64_t)(SYM_PAGE_SIZE - 1);
 	uint64_t off = addr - page;
 
-	if (ss->gone || uw->cap->running)
+	if (uw->gone || uw->cap->running)
 		return false;
 	if (off + sizeof(*out) > SYM_PAGE_SIZE)
-		return read_remote(ss->pid, addr, out, sizeof(*out));
+		return read_remote(u->pid, addr, out, sizeof(*out));
 	if (uw->page_addr != page) {
-		if (!read_remote(ss->pid, page, uw->page, SYM_PAGE_SIZE))
-			return read_remote(ss->pid, addr, out, sizeof(*out));
+		if (!read_remote(u->pid, page, uw->page, SYM_PAGE_SIZE))
+			return read_remote(u->pid, addr, out, sizeof(*out));
 		uw->page_addr = page;
 	}
 	memcpy(out, uw->page + off, sizeof(*out));
@@ -76,9 +77,9 @@ read_outside(struct sym_session *ss, uint64_t addr, uint64_t *out)
    from the process. Both walks read through here, so they see the same
    bytes. */
 static inline bool
-read_word(struct sym_session *ss, uint64_t addr, uint64_t *out)
+read_word(struct sym_unwinder *u, uint64_t addr, uint64_t *out)
 {
-	const struct sym_capture *cap = ss->uw.cap;
+	const struct sym_capture *cap = u->uw.cap;
 	uint64_t off = addr - cap->stack_addr;
 
 	if (addr >= cap->stack_addr && cap->len >= sizeof(*out) &&
@@ -86,7 +87,7 @@ read_word(struct sym_session *ss, uint64_t addr, uint64_t *out)
 		memcpy(out, cap->stack + off, sizeof(*out));
 		return true;
 	}
-	return read_outside(ss, addr, out);
+	return read_outside(u, addr, out);
 }
 
 static bool
@@ -101,7 +102,7 @@ memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out, void *arg)
 	return true;
 }
 
-/* The captured registers in DWARF column order (sym_priv.h). */
+/* The captured registers in DWARF column order (rules.h). */
 static void
 capture_columns(const struct user_regs_struct *r, uint64_t *col)
 {
@@ -117,14 +118,14 @@ capture_columns(const struct user_regs_struct *r, uint64_t *col)
 static bool
 set_initial_registers(Dwfl_Thread *th, void *thread_arg)
 {
-	const struct sym_session *ss = thread_arg;
+	const struct sym_unwinder *u = thread_arg;
 	uint64_t col[SYM_NREGS];
 	Dwarf_Word regs[SYM_NREGS];
 
-	capture_columns(&ss->uw.cap->regs, col);
+	capture_columns(&u->uw.cap->regs, col);
 	for (unsigned i = 0; i < SYM_NREGS; i++)
 		regs[i] = col[i];
-	dwfl_thread_state_register_pc(th, ss->uw.cap->regs.rip);
+	dwfl_thread_state_register_pc(th, u->uw.cap->regs.rip);
 	return dwfl_thread_state_registers(th, 0, SYM_NREGS, regs);
 }
 
@@ -152,17 +153,37 @@ module_ehdr(Dwfl_Module *mod, void **userdata, const char *name,
 	return DWARF_CB_ABORT;
 }
 
+void
+sym_unwinder_init(struct sym_unwinder *u, struct sym_unwind_stats *stats)
+{
+	memset(u, 0, sizeof(*u));
+	u->stats = stats;
+	u->uw.page_addr = 1;
+	sym_rules_init(&u->rules);
+}
+
+void
+sym_unwinder_fini(struct sym_unwinder *u)
+{
+	if (u->arch_elf)
+		elf_end(u->arch_elf);
+	u->arch_elf = NULL;
+	sym_rules_fini(&u->rules);
+}
+
 int
-sym_unwind_attach(struct sym_session *ss)
+sym_unwinder_attach(struct sym_unwinder *u, Dwfl *dwfl, pid_t pid)
 {
 	GElf_Ehdr eh = { .e_machine = EM_NONE };
-	Elf64_Ehdr *own = &ss->arch_ehdr;
+	Elf64_Ehdr *own = &u->arch_ehdr;
 
+	u->dwfl = dwfl;
+	u->pid = pid;
 	/* libdwfl picks its unwinder by the machine of an ELF file that must
 	   live as long as the Dwfl. A module's would do until a re-reading
-	   drops that module (dlclose, exec), so the session keeps a header of
-	   its own naming the same machine. */
-	dwfl_getmodules(ss->dwfl, module_ehdr, &eh, 0);
+	   drops that module (dlclose, exec), so the unwinder keeps a header
+	   of its own naming the same machine. */
+	dwfl_getmodules(dwfl, module_ehdr, &eh, 0);
 	if (eh.e_machine == EM_NONE || eh.e_ident[EI_CLASS] != ELFCLASS64)
 		return -HT_E_NOTIMPL;
 	memset(own, 0, sizeof(*own));
@@ -174,11 +195,10 @@ sym_unwind_attach(struct sym_session *ss)
 	own->e_phentsize = sizeof(Elf64_Phdr);
 	own->e_shentsize = sizeof(Elf64_Shdr);
 	elf_version(EV_CURRENT);
-	ss->arch_elf = elf_memory((char *)own, sizeof(*own));
-	if (!ss->arch_elf)
+	u->arch_elf = elf_memory((char *)own, sizeof(*own));
+	if (!u->arch_elf)
 		return -HT_E_NOTIMPL;
-	if (!dwfl_attach_state(ss->dwfl, ss->arch_elf, ss->pid,
-			       &capture_callbacks, ss))
+	if (!dwfl_attach_state(dwfl, u->arch_elf, pid, &capture_callbacks, u))
 		return -HT_E_NOTIMPL;
 	return 0;
 }
@@ -205,18 +225,18 @@ collect_frame(Dwfl_Frame *frame, void *arg)
 	return uw->n < uw->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-/* The event by libdw's unwinder, into SS->uw. */
+/* The event by libdw's unwinder, into U->uw. */
 static void
-unwind_libdw(struct sym_session *ss)
+unwind_libdw(struct sym_unwinder *u)
 {
-	struct sym_unwind_state *uw = &ss->uw;
+	struct sym_unwind_state *uw = &u->uw;
 
 	uw->n = 0;
 	uw->page_addr = 1;
 	/* The return value only says whether the walk ended at the outermost
 	   frame or stopped early (no CFI, unreadable stack, MAX reached);
 	   either way the frames collected are what there is. */
-	dwfl_getthread_frames(ss->dwfl, ss->pid, collect_frame, uw);
+	dwfl_getthread_frames(u->dwfl, u->pid, collect_frame, uw);
 }
 
 /* The registers of the frame the fast walk is in, by DWARF column, and
@@ -231,7 +251,7 @@ struct frame_regs {
 
 /* The value L describes in the frame FR, whose CFA is CFA. */
 static inline bool
-loc_value(struct sym_session *ss, const struct sym_loc *l,
+loc_value(struct sym_unwinder *u, const struct sym_loc *l,
 	  const struct frame_regs *fr, uint64_t cfa, uint64_t *out)
 {
 	uint64_t v;
@@ -246,7 +266,7 @@ loc_value(struct sym_session *ss, const struct sym_loc *l,
 		return false;
 	v += (uint64_t)(int64_t)l->off;
 	if (l->deref)
-		return read_word(ss, v, out);
+		return read_word(u, v, out);
 	*out = v;
 	return true;
 }
@@ -254,12 +274,12 @@ loc_value(struct sym_session *ss, const struct sym_loc *l,
 /* Make FR its caller's registers by the CFI rule RU. Returns false when the
    return address comes out unknown: the walk ends there. */
 static bool
-step_cfi(struct sym_session *ss, const struct sym_rule *ru,
+step_cfi(struct sym_unwinder *u, const struct sym_rule *ru,
 	 struct frame_regs *fr)
 {
 	uint64_t cfa = 0, val[SYM_NREGS];
 	uint32_t got = 0;
-	bool cfa_ok = ru->cfa_ok && loc_value(ss, &ru->cfa, fr, 0, &cfa);
+	bool cfa_ok = ru->cfa_ok && loc_value(u, &ru->cfa, fr, 0, &cfa);
 
 	/* The usual rule: columns saved at or computed from the CFA alone,
 	   which can be stored as they come. */
@@ -269,7 +289,7 @@ step_cfi(struct sym_session *ss, const struct sym_rule *ru,
 			const struct sym_loc *l = &ru->set[i];
 			uint64_t v = cfa + (uint64_t)(int64_t)l->off;
 
-			if (l->deref && !read_word(ss, v, &v))
+			if (l->deref && !read_word(u, v, &v))
 				continue;
 			fr->r[l->col] = v;
 			fr->known |= COL(l->col);
@@ -280,7 +300,7 @@ step_cfi(struct sym_session *ss, const struct sym_rule *ru,
 		const struct sym_loc *l = &ru->set[i];
 
 		if ((cfa_ok || !l->needs_cfa) &&
-		    loc_value(ss, l, fr, cfa, &val[i]))
+		    loc_value(u, l, fr, cfa, &val[i]))
 			got |= 1u << i;
 	}
 	/* Every value is computed from the callee's registers, so none is
@@ -300,7 +320,7 @@ step_cfi(struct sym_session *ss, const struct sym_rule *ru,
    rbp with the return address above it, and the caller knows only rbp and
    rsp. Returns false where libdw's walk stops. */
 static bool
-step_fp(struct sym_session *ss, struct frame_regs *fr, uint64_t *pc)
+step_fp(struct sym_unwinder *u, struct frame_regs *fr, uint64_t *pc)
 {
 	uint64_t fp = fr->r[SYM_RBP], sp = 0, saved, ret;
 
@@ -308,9 +328,9 @@ step_fp(struct sym_session *ss, struct frame_regs *fr, uint64_t *pc)
 		return false;
 	if (fr->known & COL(SYM_RSP))
 		sp = fr->r[SYM_RSP];
-	if (!read_word(ss, fp, &saved))
+	if (!read_word(u, fp, &saved))
 		saved = 0;
-	if (!read_word(ss, fp + 8, &ret))
+	if (!read_word(u, fp + 8, &ret))
 		return false;
 	/* A chain that does not lead up the stack is no frame chain. */
 	if (sp >= fp + 16)
@@ -322,7 +342,7 @@ step_fp(struct sym_session *ss, struct frame_regs *fr, uint64_t *pc)
 	return true;
 }
 
-/* The event by the cached rules, into SS->uw: libdw's walk, step for step,
+/* The event by the cached rules, into U->uw: libdw's walk, step for step,
    with its stops (return address unknown or 0, frame-pointer chain broken,
    MAX reached). Like libdw, it does not stop where the CFA fails to grow:
    a signal frame on an alternate stack may lower it, and a loop ends at
@@ -331,9 +351,9 @@ step_fp(struct sym_session *ss, struct frame_regs *fr, uint64_t *pc)
    many leading addresses are known to lie in a module, their lookup pc
    having a rule. */
 static bool
-unwind_fast(struct sym_session *ss, unsigned *verified)
+unwind_fast(struct sym_unwinder *u, unsigned *verified)
 {
-	struct sym_unwind_state *uw = &ss->uw;
+	struct sym_unwind_state *uw = &u->uw;
 	struct frame_regs fr = { .known = COL(SYM_NREGS) - 1 };
 	uint64_t pc = uw->cap->regs.rip;
 	/* Looked up at the pc itself: the innermost frame, and a frame a
@@ -350,21 +370,21 @@ unwind_fast(struct sym_session *ss, unsigned *verified)
 	uw->pcs[uw->n++] = pc;
 	while (uw->n < uw->max) {
 		uint64_t at = activation ? pc : pc - 1;
-		const struct sym_rule *ru = sym_rules_find(&ss->rules, at);
+		const struct sym_rule *ru = sym_rules_find(&u->rules, at);
 
 		if (!ru)
-			ru = sym_rules_get(ss, at);
+			ru = sym_rules_get(&u->rules, u->dwfl, at, u->stats);
 		if (ru && good == uw->n - 1 && at == uw->pcs[uw->n - 1])
 			good++;
 		if (ru && ru->kind == SYM_RULE_COMPLEX)
 			return false;
 		if (ru && ru->kind == SYM_RULE_CFI) {
-			if (!step_cfi(ss, ru, &fr))
+			if (!step_cfi(u, ru, &fr))
 				break;
 			pc = fr.r[SYM_RA];
 			activation = ru->signal;
 		} else {
-			if (!step_fp(ss, &fr, &pc))
+			if (!step_fp(u, &fr, &pc))
 				break;
 			activation = false;
 		}
@@ -376,26 +396,26 @@ unwind_fast(struct sym_session *ss, unsigned *verified)
 	return true;
 }
 
-/* The event into SS->uw: by the rules, or by libdw when asked to or when
+/* The event into U->uw: by the rules, or by libdw when asked to or when
    the rules meet a frame they cannot follow. Then the whole event is
    redone, which is simpler than handing libdw a half-walked stack and
    rare. Returns how many leading addresses are known to lie in a module. */
 static unsigned
-unwind_event(struct sym_session *ss)
+unwind_event(struct sym_unwinder *u)
 {
-	struct sym_unwind_state *uw = &ss->uw;
+	struct sym_unwind_state *uw = &u->uw;
 	unsigned verified = 0;
 	bool done = false;
 
-	if (!ss->libdw_only) {
-		done = unwind_fast(ss, &verified);
+	if (!u->libdw_only) {
+		done = unwind_fast(u, &verified);
 		if (!done)
-			ss->stats.fallbacks++;
+			u->stats->fallbacks++;
 	}
 	if (!done) {
-		ss->stats.by_libdw++;
+		u->stats->by_libdw++;
 		verified = 0;
-		unwind_libdw(ss);
+		unwind_libdw(u);
 	}
 	if (uw->n == 0)
 		uw->pcs[uw->n++] = uw->cap->regs.rip;
@@ -403,46 +423,17 @@ unwind_event(struct sym_session *ss)
 }
 
 unsigned
-sym_unwind(struct sym_session *ss, const struct sym_capture *cap,
-	   uint64_t *pcs, unsigned max)
+sym_unwinder_walk(struct sym_unwinder *u, const struct sym_capture *cap,
+		  bool gone, uint64_t *pcs, unsigned max, unsigned *verified)
 {
-	struct sym_unwind_state *uw = &ss->uw;
-	unsigned verified;
+	struct sym_unwind_state *uw = &u->uw;
 
-	if (max == 0)
-		return 0;
 	uw->cap = cap;
+	uw->gone = gone;
 	uw->pcs = pcs;
 	uw->max = max;
-	ss->stats.events++;
-	verified = unwind_event(ss);
-	/* A frame in code outside every module is in a library loaded since
-	   the modules were read: the walk went no further than that frame,
-	   or went on by frame pointers and may be wrong. sym_session_module
-	   re-reads the modules once per such pc; when that finds the
-	   module, walk again. */
-	for (unsigned i = verified; i < uw->n; i++) {
-		if (dwfl_addrmodule(ss->dwfl, pcs[i]))
-			continue;
-		if (sym_session_module(ss, pcs[i]))
-			unwind_event(ss);
-		break;
-	}
-	ss->stats.frames += uw->n;
+	*verified = unwind_event(u);
 	uw->cap = NULL;
 	uw->pcs = NULL;
 	return uw->n;
-}
-
-void
-sym_session_unwind_with_libdw(struct sym_session *ss, bool only)
-{
-	ss->libdw_only = only;
-}
-
-void
-sym_session_unwind_stats(const struct sym_session *ss,
-			 struct sym_unwind_stats *out)
-{
-	*out = ss->stats;
 }

@@ -813,7 +813,7 @@ ht_options_usage(FILE *out)
 	      "[-o FILE] PROFILE\n"
 	      "       heaptrace diff [--format=text|json] [--threshold=PERCENT]\n"
 	      "                      [--min-bytes=N] A B\n"
-	      "       heaptrace --help | --version\n"
+	      "       heaptrace --help | -h | --version\n"
 	      "\n"
 	      "Profile the heap of a program as Valgrind's Massif does, "
 	      "without running it\n"

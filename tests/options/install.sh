@@ -5,15 +5,13 @@
 # Usage: install.sh MESON BUILDDIR PREFIX BINDIR MANDIR MANPAGE VERSION;
 # exit 0 pass, 1 fail, 77 skip (no meson), 99 harness error.
 set -u
-. "$(dirname "$0")/../run/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 7 ]; then
-	echo "usage: install.sh MESON BUILDDIR PREFIX BINDIR MANDIR MANPAGE VERSION" >&2
-	exit 99
-fi
+[ $# -eq 7 ] ||
+	usage "install.sh MESON BUILDDIR PREFIX BINDIR MANDIR MANPAGE VERSION"
 meson=$1 build=$(abspath "$2") prefix=$3 bindir=$4 mandir=$5
 page=$(abspath "$6") version=$7
-[ "$meson" != none ] || { echo "SKIP: meson is not installed"; exit 77; }
+[ "$meson" != none ] || skip "meson is not installed"
 scratch
 
 # BINDIR and MANDIR are relative to PREFIX unless configured absolute.
@@ -42,6 +40,5 @@ if [ ! -f "$man" ]; then
 elif ! cmp -s "$page" "$man"; then
 	fail "$man is not $page"
 fi
-[ "$fails" -eq 0 ] || { find "$tmp/root" -type f | sed "s|^$tmp/root||"; exit 1; }
 echo "installed: $(find "$tmp/root" -type f | sed "s|^$tmp/root||" | tr '\n' ' ')"
-exit 0
+pass_or_fail

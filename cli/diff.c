@@ -82,21 +82,27 @@ diff_usage(FILE *out)
 	fprintf(out,
 		"usage: heaptrace diff [--format=text|json] "
 		"[--threshold=PERCENT] [--min-bytes=N] A B\n"
+		"\n"
 		"Compare two profiles of the same program (massif.out files "
 		"heaptrace wrote,\n"
 		"read with their .sites files): the allocation sites whose "
 		"bytes at the peak or\n"
-		"bytes allocated changed by more than PERCENT of the larger of "
-		"the two totals\n"
-		"[%.0f] and by more than N bytes [%d], largest change first. "
-		"Sites are matched\n"
-		"by their stacks' functions and file:line, not by address. "
-		"Without .sites\n"
-		"files (real Massif's), the top entries of the peak trees are "
-		"compared by\n"
-		"label. Exit status: 0 nothing changed beyond the threshold, 1 "
-		"something did,\n"
-		"2 on an error.\n", DEFAULT_PERCENT, DEFAULT_MIN_BYTES);
+		"bytes allocated changed beyond both thresholds below, largest "
+		"change first.\n"
+		"Sites are matched by their stacks' functions and file:line, "
+		"not by address.\n"
+		"Without .sites files (real Massif's), the top entries of the "
+		"peak trees are\n"
+		"compared by label. Exit status: 0 nothing changed beyond the "
+		"thresholds,\n"
+		"1 something did, 2 on an error.\n"
+		"  --format=text|json       text, or one JSON object [text]\n"
+		"  --threshold=<0..100>     a change counts when it is more than "
+		"this percent\n"
+		"                           of the larger of the two totals [%.0f]\n"
+		"  --min-bytes=<N>          ... and more than this many bytes "
+		"[%d]\n",
+		DEFAULT_PERCENT, DEFAULT_MIN_BYTES);
 }
 
 static int

@@ -26,7 +26,8 @@ usage(FILE *out)
 	      "  --threshold=<m.n>  significance threshold, in percent, 0..100 "
 	      "[1.0]\n"
 	      "  --x=<4..1000>      graph width, in columns [72]\n"
-	      "  --y=<4..1000>      graph height, in rows [20]\n", out);
+	      "  --y=<4..1000>      graph height, in rows [20]\n"
+	      "  --version          print heaptrace's version\n", out);
 }
 
 /* The value after PREFIX in ARG, or NULL when ARG is another option. */

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `heaptrace report --format=html` (issue 16): the page is written, holds
 # no network reference, and renders in headless Chromium without a script
@@ -14,17 +14,12 @@
 #   offline    no URL nor external resource in the page; a label holding
 #              "</script>" and bytes that are not UTF-8 (no browser needed)
 set -u
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
-case_name=$1 ht=$(abs "$2") src=$(abs "$3") prog=$(abs "$4")
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+[ $# -eq 4 ] || usage "html.sh CASE HEAPTRACE SRCDIR PROG"
+case_name=$1 ht=$(abspath "$2") src=$(abspath "$3") prog=$(abspath "$4")
+scratch
 cd "$tmp" || exit 99
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 
 # The largest page the large case may give, and the longest it may take
 # from navigation to drawn (the page measures it), and Chromium in all.
@@ -34,17 +29,14 @@ LARGE_MAX_SECONDS=15
 
 browser=
 for b in chromium chromium-browser google-chrome google-chrome-stable; do
-	if command -v "$b" >/dev/null 2>&1; then
+	if have "$b"; then
 		browser=$b
 		break
 	fi
 done
 need_browser() {
-	if [ -z "$browser" ]; then
-		echo "SKIP: no Chromium found (apt-get install chromium) to" \
-			"render the HTML report" >&2
-		exit 77
-	fi
+	[ -n "$browser" ] || skip "no Chromium found (apt-get install" \
+		"chromium) to render the HTML report"
 }
 
 # report PROFILE: PROFILE.html, or fail.
@@ -130,10 +122,7 @@ heaptrace)
 	;;
 massif)
 	need_browser
-	if ! command -v valgrind >/dev/null 2>&1; then
-		echo "SKIP: no valgrind to write a real Massif file" >&2
-		exit 77
-	fi
+	need valgrind
 	valgrind -q --tool=massif --massif-out-file=vg.out "$prog" \
 		>/dev/null 2>err || fail "valgrind: $(cat err)"
 	report vg.out
@@ -208,5 +197,4 @@ PYEOF
 	exit 99
 	;;
 esac
-[ "$fails" -eq 0 ] || exit 1
-exit 0
+pass_or_fail

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # One golden case: replay the case's event file with its options, compare the
 # massif.out written with the golden byte for byte (a unified diff on
@@ -7,11 +7,9 @@
 #
 # usage: run-case.sh REPLAY SRCDIR CASE OUTDIR
 set -u
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 4 ]; then
-	echo "usage: run-case.sh REPLAY SRCDIR CASE OUTDIR" >&2
-	exit 99
-fi
+[ $# -eq 4 ] || usage "run-case.sh REPLAY SRCDIR CASE OUTDIR"
 replay=$1
 src=$2
 name=$3
@@ -66,10 +64,8 @@ if ! cmp -s "$golden" "$out"; then
 	exit 1
 fi
 
-if ! command -v ms_print >/dev/null 2>&1; then
-	echo "SKIP: output matches golden/$name.out, but ms_print is not installed"
-	exit 77
-fi
+have ms_print ||
+	skip "output matches golden/$name.out, but ms_print is not installed"
 if ! ms_print "$out" >"$out.ms_print" 2>&1; then
 	echo "run-case: ms_print failed on $out:" >&2
 	cat "$out.ms_print" >&2

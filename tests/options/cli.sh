@@ -1,38 +1,21 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end checks of the heaptrace binary's command line: exit statuses,
 # exactly one "heaptrace: " line on stderr for each mistake, --help listing
 # every option, --version.
 # Usage: cli.sh HEAPTRACE VERSION
 set -u
+. "$(dirname "$0")/../lib.sh" || exit 99
 
+[ $# -eq 2 ] || usage "cli.sh HEAPTRACE VERSION"
 ht=$1
 version=$2
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+scratch
 
 # expect_error STATUS MESSAGE ARGS...: heaptrace ARGS exits STATUS, prints
 # nothing on stdout and exactly "heaptrace: MESSAGE" on stderr.
 expect_error() {
-	want_status=$1 want_msg=$2
-	shift 2
-	"$ht" "$@" >"$tmp/out" 2>"$tmp/err"
-	status=$?
-	[ "$status" -eq "$want_status" ] ||
-		fail "heaptrace $*: exit $status, want $want_status"
-	[ -s "$tmp/out" ] && fail "heaptrace $*: wrote to stdout"
-	lines=$(wc -l <"$tmp/err")
-	[ "$lines" -eq 1 ] ||
-		fail "heaptrace $*: $lines stderr lines: $(cat "$tmp/err")"
-	got=$(cat "$tmp/err")
-	[ "$got" = "heaptrace: $want_msg" ] ||
-		fail "heaptrace $*: stderr '$got', want 'heaptrace: $want_msg'"
+	one_error "$1" "heaptrace: $2" "$ht" "${@:3}"
 }
 
 expect_error 2 "unknown option '--foo' (see heaptrace --help)" \
@@ -93,5 +76,4 @@ if [ -w /dev/full ]; then
 		fail "heaptrace --help >/dev/full: stderr: $(cat "$tmp/err")"
 fi
 
-[ "$fails" -eq 0 ] || exit 1
-exit 0
+pass_or_fail

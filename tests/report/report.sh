@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `heaptrace report` and `heaptrace diff` on the hand-written profiles of
 # data/ (their figures are worked out in data/README.md), and on a file
@@ -6,19 +6,13 @@
 # Usage: report.sh CASE HEAPTRACE SRCDIR TINY_PROG; exit 0 pass, 1 fail,
 # 77 skip.
 set -u
+. "$(dirname "$0")/../lib.sh" || exit 99
 
+[ $# -eq 4 ] || usage "report.sh CASE HEAPTRACE SRCDIR TINY_PROG"
 # absolute: the cases run in a directory of their own
-abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
-case_name=$1 ht=$(abs "$2") src=$(abs "$3") tiny=$(abs "$4")
+case_name=$1 ht=$(abspath "$2") src=$(abspath "$3") tiny=$(abspath "$4")
 data=$src/data
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+scratch
 
 # The profiles are read from copies, by relative names, so that the
 # output does not depend on where the source tree is.
@@ -26,24 +20,16 @@ cp "$data"/a.massif "$data"/a.massif.sites "$data"/b.massif \
 	"$data"/b.massif.sites "$tmp"/ || exit 99
 cd "$tmp" || exit 99
 
-# run STATUS ARGS...: heaptrace ARGS exits STATUS; out and err keep its
-# standard output and error.
+# run STATUS ARGS...: heaptrace ARGS exits STATUS; out and err (in $tmp,
+# the current directory) keep its standard output and error.
 run() {
-	want=$1
-	shift
-	"$ht" "$@" >out 2>err
-	got=$?
-	[ "$got" -eq "$want" ] || fail "heaptrace $*: exit $got, want $want" \
-		"($(head -c 300 err))"
+	expect_status "$1" "$ht" "${@:2}"
 }
 
 # expect_error ARGS...: exit 2, nothing on stdout, one "heaptrace: " line
 # on stderr.
 expect_error() {
-	run 2 "$@"
-	[ -s out ] && fail "heaptrace $*: wrote to stdout"
-	[ "$(wc -l <err)" -eq 1 ] || fail "heaptrace $*: stderr: $(cat err)"
-	grep -q '^heaptrace: ' err || fail "heaptrace $*: stderr: $(cat err)"
+	one_error 2 "heaptrace: ..." "$ht" "$@"
 }
 
 expect_in() { # FILE TEXT: TEXT is a line of FILE (fixed string)
@@ -235,15 +221,9 @@ diff-errors)
 		fail "malformed: $(cat err)"
 	;;
 massif-real)
-	command -v valgrind >/dev/null 2>&1 || {
-		echo "SKIP: no valgrind"
-		exit 77
-	}
+	need valgrind
 	valgrind --tool=massif --massif-out-file=vg.out "$tiny" \
-		>/dev/null 2>&1 || {
-		echo "SKIP: valgrind --tool=massif failed"
-		exit 77
-	}
+		>/dev/null 2>&1 || skip "valgrind --tool=massif failed"
 	run 0 report vg.out
 	grep -q '^per-site statistics missing: no vg.out.sites' out ||
 		fail "no missing line: $(cat out)"
@@ -282,5 +262,4 @@ EOF
 	exit 99
 	;;
 esac
-[ "$fails" -eq 0 ] || exit 1
-exit 0
+pass_or_fail

@@ -48,11 +48,10 @@
 #
 # usage: attach.sh HEAPTRACE ATTACHEE CASE [BACKEND [LIB]]
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
 if [ $# -lt 3 ] || [ $# -gt 5 ]; then
-	echo "usage: attach.sh HEAPTRACE ATTACHEE CASE [BACKEND [LIB]]" >&2
-	exit 99
+	usage "attach.sh HEAPTRACE ATTACHEE CASE [BACKEND [LIB]]"
 fi
 ht=$1 prog=$2 case=$3 lib=${5:-}
 backend_opts=()
@@ -276,10 +275,7 @@ for p in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
 	start_attachee errors read
 	"$ht" attach -q --massif-out-file=/dev/null "$target" 2>/dev/null &
 	local first=$!
-	for _ in $(seq 100); do
-		grep -q "TracerPid:[[:space:]]*[1-9]" "/proc/$target/status" && break
-		sleep 0.1
-	done
+	wait_for "/proc/$target/status" "TracerPid:[[:space:]]*[1-9]"
 	expect_error "already traced" "already traced by process" "$ht" attach "$target"
 	kill -INT $first
 	wait $first
@@ -360,11 +356,7 @@ session_start() {
 # within 30 s (else it is SIGKILLed).
 session_end() {
 	kill -INT "$session" 2>/dev/null
-	for _ in $(seq 300); do
-		kill -0 "$session" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$session" 2>/dev/null; then
+	if ! wait_gone "$session" 30; then
 		kill -9 "$session"
 		fail "heaptrace did not detach within 30 s of SIGINT"
 	fi
@@ -457,4 +449,4 @@ if [ $fails -ne 0 ]; then
 	tail -n 20 "$tmp/ht.err" 2>/dev/null
 	exit 1
 fi
-echo "PASS: $case"
+pass_or_fail "PASS: $case"

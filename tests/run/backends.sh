@@ -26,8 +26,7 @@
 # Set HT_KEEP=DIR to keep the runs' files in DIR.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 profile="$here/profile.py"
 
 heaptrace= compare= tolerance= stdin=/dev/null walked=
@@ -38,21 +37,16 @@ while [ $# -gt 0 ]; do
 	--tolerance) tolerance=$2; shift 2 ;;
 	--stdin) stdin=$2; shift 2 ;;
 	--walked) walked=$2; shift 2 ;;
-	--skip) echo "SKIP: $2"; exit 77 ;;
+	--skip) skip "$2" ;;
 	--) shift; break ;;
 	*) echo "backends.sh: unknown flag '$1'" >&2; exit 99 ;;
 	esac
 done
-opts=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do
-	opts+=("$1")
-	shift
-done
-if [ $# -lt 2 ] || [ -z "$heaptrace" ] || [ -z "$compare" ]; then
-	echo "usage: backends.sh --heaptrace PATH --compare PATH [FLAGS] -- [OPTS...] -- PROG [ARGS...]" >&2
-	exit 99
+take_opts "$@"
+shift "$taken"
+if [ $# -lt 1 ] || [ -z "$heaptrace" ] || [ -z "$compare" ]; then
+	usage "backends.sh --heaptrace PATH --compare PATH [FLAGS] -- [OPTS...] -- PROG [ARGS...]"
 fi
-shift
 prog=$1
 shift
 args=("$@")
@@ -63,13 +57,9 @@ compare=$(abspath "$compare")
 stdin=$(abspath "$stdin")
 
 need python3 timeout
-if [ ! -f "$compare" ]; then
-	echo "SKIP: $compare (massif-compare) not found"
-	exit 77
-fi
+need_file "$compare" massif-compare
 if [ ! -x "$prog" ]; then
-	echo "SKIP: $prog is not installed"
-	exit 77
+	skip "$prog is not installed"
 fi
 
 case " ${opts[*]-} " in
@@ -77,10 +67,7 @@ case " ${opts[*]-} " in
 *) opts=(--time-unit=B ${opts[@]+"${opts[@]}"}) ;;
 esac
 
-norandom=()
-if setarch -R true 2>/dev/null; then
-	norandom=(setarch -R)
-fi
+no_aslr
 
 scratch --keep
 
@@ -152,5 +139,4 @@ if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)"
 	exit 1
 fi
-echo "PASS"
-exit 0
+pass_or_fail PASS

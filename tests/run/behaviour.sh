@@ -14,11 +14,10 @@
 # (THREADS, FORK, EXEC: progs/threads.c, fork.c and exec.c, for the cases
 # that count heaptrace's lines over every kind of program)
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
 if [ $# -ne 4 ] && [ $# -ne 7 ]; then
-	echo "usage: behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE [THREADS FORK EXEC]" >&2
-	exit 99
+	usage "behaviour.sh HEAPTRACE BEHAVE MALLOCFAM CASE [THREADS FORK EXEC]"
 fi
 ht=$(abspath "$1")
 behave=$(abspath "$2")
@@ -27,15 +26,9 @@ case_name=$4
 threads=$(abspath "${5:-none}")
 forker=$(abspath "${6:-none}")
 execer=$(abspath "${7:-none}")
-here=$(cd "$(dirname "$0")" && pwd)
 profile="$here/profile.py"
 
-for f in "$ht" "$behave" "$mallocfam"; do
-	if [ ! -x "$f" ]; then
-		echo "behaviour.sh: $f: not an executable" >&2
-		exit 99
-	fi
-done
+need_exec "$ht" "$behave" "$mallocfam"
 need python3 timeout
 scratch
 
@@ -215,8 +208,7 @@ attach_skip_unless_allowed() {
 	timeout -k 5 20 "$ht" attach --duration=1 --time-unit=B \
 		--massif-out-file=/dev/null "$target" >/dev/null 2>"$tmp/a.err"
 	if grep -Eq 'ptrace_scope|ermission' "$tmp/a.err"; then
-		echo "SKIP: cannot attach here: $(cat "$tmp/a.err")"
-		exit 77
+		skip "cannot attach here: $(cat "$tmp/a.err")"
 	fi
 }
 
@@ -620,9 +612,5 @@ pvalloc)
 	;;
 esac
 
-if [ "$fails" -ne 0 ]; then
-	echo "$fails failure(s)"
-	exit 1
-fi
-echo "PASS"
-exit 0
+[ "$fails" -eq 0 ] || echo "$fails failure(s)"
+pass_or_fail PASS

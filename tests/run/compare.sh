@@ -39,8 +39,7 @@
 # matched). Set HT_KEEP=DIR to keep the runs' files in DIR.
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 profile="$here/profile.py"
 
 heaptrace= compare= tolerance= series_only= ref= ref_env= stdin=/dev/null
@@ -62,21 +61,16 @@ while [ $# -gt 0 ]; do
 	--stdin) stdin=$2; shift 2 ;;
 	--files) nfiles=$2; shift 2 ;;
 	--expect) expects+=("$2"); shift 2 ;;
-	--skip) echo "SKIP: $2"; exit 77 ;;
+	--skip) skip "$2" ;;
 	--) shift; break ;;
 	*) echo "compare.sh: unknown flag '$1'" >&2; exit 99 ;;
 	esac
 done
-opts=()
-while [ $# -gt 0 ] && [ "$1" != -- ]; do
-	opts+=("$1")
-	shift
-done
-if [ $# -lt 2 ] || [ -z "$heaptrace" ] || [ -z "$compare" ]; then
-	echo "usage: compare.sh --heaptrace PATH --compare PATH [FLAGS] -- [OPTS...] -- PROG [ARGS...]" >&2
-	exit 99
+take_opts "$@"
+shift "$taken"
+if [ $# -lt 1 ] || [ -z "$heaptrace" ] || [ -z "$compare" ]; then
+	usage "compare.sh --heaptrace PATH --compare PATH [FLAGS] -- [OPTS...] -- PROG [ARGS...]"
 fi
-shift
 prog=$1
 shift
 args=("$@")
@@ -91,27 +85,14 @@ compare=$(abspath "$compare")
 stdin=$(abspath "$stdin")
 
 need valgrind ms_print python3 timeout
-if [ ! -f "$compare" ]; then
-	echo "SKIP: $compare (massif-compare) not found"
-	exit 77
-fi
-for f in "$heaptrace" "$prog" "$ref"; do
-	if [ ! -x "$f" ]; then
-		echo "compare.sh: $f: not an executable" >&2
-		exit 99
-	fi
-done
+need_file "$compare" massif-compare
+need_exec "$heaptrace" "$prog" "$ref"
 
 # The three runs get the library through the environment, as a user would
 # give it (heaptrace and Valgrind's launcher get it too, harmlessly).
 run_env=()
 if [ -n "$preload" ]; then
-	lib=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p) |
-		awk -v so="$preload" '$1 == so && /x86-64/ { print $NF; exit }')
-	if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-		echo "SKIP: $preload is not installed"
-		exit 77
-	fi
+	lib=$(find_lib "$preload") || skip "$preload is not installed"
 	run_env=("LD_PRELOAD=$lib")
 fi
 
@@ -123,11 +104,6 @@ esac
 # $tmp (or HT_KEEP), and no core files from the signal cases
 scratch --keep
 mkdir "$tmp/native" "$tmp/ref" "$tmp/got" || exit 99
-
-harness() {
-	echo "HARNESS ERROR: $*"
-	exit 99
-}
 
 # Each run happens in its own directory, so that the relative profile name
 # massif.%p gives the same desc: line to Massif and heaptrace.
@@ -242,5 +218,4 @@ if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)"
 	exit 1
 fi
-echo "PASS"
-exit 0
+pass_or_fail PASS

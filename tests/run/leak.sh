@@ -40,11 +40,10 @@
 # A PROG of "none" (not built: no C++ compiler, no static libc) skips.
 # Exit 0 pass, 1 fail, 77 skip (no valgrind), 99 harness error.
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
 if [ $# -lt 3 ] && ! { [ $# -eq 2 ] && [ "$2" = real ]; }; then
-	echo "usage: leak.sh HEAPTRACE CASE PROG [PROG...] (real: no PROG)" >&2
-	exit 99
+	usage "leak.sh HEAPTRACE CASE PROG [PROG...] (real: no PROG)"
 fi
 ht=$(abspath "$1")
 case_name=$2
@@ -52,20 +51,13 @@ shift 2
 progs=()
 for p in ${@+"$@"}; do
 	if [ "$p" = none ]; then
-		echo "SKIP: a program of case $case_name could not be built"
-		exit 77
+		skip "a program of case $case_name could not be built"
 	fi
 	p=$(abspath "$p")
-	if [ ! -x "$p" ]; then
-		echo "leak.sh: $p: not an executable" >&2
-		exit 99
-	fi
+	need_exec "$p"
 	progs+=("$p")
 done
-if [ ! -x "$ht" ]; then
-	echo "leak.sh: $ht: not an executable" >&2
-	exit 99
-fi
+need_exec "$ht"
 need valgrind timeout
 scratch --keep
 
@@ -79,11 +71,6 @@ run_env=()
 vg_opts=(--tool=memcheck --show-leak-kinds=all --run-libc-freeres=no
 	--run-cxx-freeres=no)
 ht_opts=(-q --show-leak-kinds=all)
-
-harness() {
-	echo "HARNESS ERROR: $*"
-	exit 99
-}
 
 # run_vg NAME LEAK-OPTIONS... -- PROG ARGS...: memcheck in $tmp/NAME.vg/,
 # its stdout and stderr in $tmp/NAME.vg.out and .err, its status in $st.
@@ -482,5 +469,4 @@ if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)"
 	exit 1
 fi
-echo "PASS"
-exit 0
+pass_or_fail PASS

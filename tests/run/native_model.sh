@@ -13,31 +13,21 @@
 # (heaptrace has a sanitizer's runtime, which refuses a preloaded malloc).
 # Exit 0 pass, 1 fail, 77 skip (SONAME not installed), 99 usage.
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 5 ]; then
-	echo "usage: native_model.sh HEAPTRACE PROG SONAME HEAP EXTRA" >&2
-	exit 99
-fi
+[ $# -eq 5 ] || usage "native_model.sh HEAPTRACE PROG SONAME HEAP EXTRA"
 heaptrace=$1 prog=$2 soname=$3 heap=$4 extra=$5
-profile="$(cd "$(dirname "$0")" && pwd)/profile.py"
+profile="$here/profile.py"
 if [ "$prog" = none ]; then
-	echo "SKIP: no C++ compiler"
-	exit 77
+	skip "no C++ compiler"
 fi
 if [ "$soname" = sanitized ]; then
-	echo "SKIP: heaptrace is built with a sanitizer, which cannot run with another allocator preloaded"
-	exit 77
+	skip "heaptrace is built with a sanitizer, which cannot run with another allocator preloaded"
 fi
 
 run_env=()
 if [ "$soname" != none ]; then
-	lib=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p) |
-		awk -v so="$soname" '$1 == so && /x86-64/ { print $NF; exit }')
-	if [ -z "$lib" ] || [ ! -f "$lib" ]; then
-		echo "SKIP: $soname is not installed"
-		exit 77
-	fi
+	lib=$(find_lib "$soname") || skip "$soname is not installed"
 	run_env=("LD_PRELOAD=$lib")
 fi
 
@@ -55,7 +45,6 @@ for backend in inline ptrace; do
 		continue
 	fi
 	python3 "$profile" check "$out" "max-heap=$heap" "max-extra=$extra" ||
-		fails=$((fails + 1))
+		fail "$backend: max-heap or max-extra"
 done
-[ "$fails" -eq 0 ] && echo PASS
-[ "$fails" -eq 0 ]
+pass_or_fail PASS

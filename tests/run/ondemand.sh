@@ -12,23 +12,17 @@
 #
 # usage: ondemand.sh HEAPTRACE ONDEMAND CASE
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 3 ]; then
-	echo "usage: ondemand.sh HEAPTRACE ONDEMAND CASE" >&2
-	exit 99
-fi
-ht=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-prog=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+[ $# -eq 3 ] || usage "ondemand.sh HEAPTRACE ONDEMAND CASE"
+ht=$(abspath "$1")
+prog=$(abspath "$2")
 case_name=$3
 need ms_print python3 timeout
 scratch
 
 # Same addresses in every run, so that profiles compare byte for byte.
-norandom=()
-if setarch -R true 2>/dev/null; then
-	norandom=(setarch -R)
-fi
+no_aslr
 
 # start DIR BACKEND ARGS...: heaptrace runs the program in DIR, its stdin
 # a fifo held open on fd 9; sets HT (heaptrace's pid) and READY (the pids
@@ -253,5 +247,4 @@ errors) case_errors ;;
 	exit 99
 	;;
 esac
-[ "$fails" = 0 ] && echo "PASS: $case_name" && exit 0
-exit 1
+pass_or_fail "PASS: $case_name"

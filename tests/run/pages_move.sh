@@ -16,9 +16,8 @@
 #  - each function holds the bytes pages_check.py is told, in all three.
 # usage: pages_move.sh HEAPTRACE MASSIF-COMPARE PROG
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh" || exit 99
-[ $# -eq 3 ] || { echo "usage: pages_move.sh HEAPTRACE MASSIF-COMPARE PROG" >&2; exit 99; }
+. "$(dirname "$0")/../lib.sh" || exit 99
+[ $# -eq 3 ] || usage "pages_move.sh HEAPTRACE MASSIF-COMPARE PROG"
 heaptrace=$(abspath "$1") compare=$(abspath "$2") prog=$(abspath "$3")
 need valgrind python3
 scratch --keep
@@ -122,5 +121,4 @@ for run in compat exact; do
 	python3 "$here/pages_check.py" "$tmp/$run" "${fns[@]}" ||
 		fail "$run: the functions' bytes"
 done
-[ $fails -eq 0 ] || exit 1
-echo PASS
+pass_or_fail PASS

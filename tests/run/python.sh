@@ -37,14 +37,11 @@
 # usage: python.sh HEAPTRACE MASSIF-COMPARE CASE
 # Exit 0 pass, 1 fail, 77 skip (no such python, no valgrind), 99 usage.
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 3 ]; then
-	echo "usage: python.sh HEAPTRACE MASSIF-COMPARE CASE" >&2
-	exit 99
-fi
+[ $# -eq 3 ] || usage "python.sh HEAPTRACE MASSIF-COMPARE CASE"
 heaptrace=$(abspath "$1") compare=$(abspath "$2") case=$3
-progs="$(cd "$(dirname "$0")" && pwd)/progs"
+progs="$here/progs"
 need python3
 scratch --keep
 
@@ -71,8 +68,7 @@ find_python() {
 			return 0
 		fi
 	done < <(candidates)
-	echo "SKIP: no python3 whose PyObject_Malloc heaptrace probes (tried: $(candidates | tr '\n' ' '))"
-	exit 77
+	skip "no python3 whose PyObject_Malloc heaptrace probes (tried: $(candidates | tr '\n' ' '))"
 }
 
 # top FILE: the peak snapshot's top-level entries, "BYTES FUNCTION" each,
@@ -230,4 +226,4 @@ modes)
 	exit 99
 	;;
 esac
-[ "$fails" -eq 0 ] && echo PASS
+pass_or_fail PASS

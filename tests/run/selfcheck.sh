@@ -9,26 +9,19 @@
 #
 # usage: selfcheck.sh COMPARE_SH MASSIF_COMPARE STACK FORK STACK_STATIC|none
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 5 ]; then
-	echo "usage: selfcheck.sh COMPARE_SH MASSIF_COMPARE STACK FORK STACK_STATIC|none" >&2
-	exit 99
-fi
+[ $# -eq 5 ] || usage "selfcheck.sh COMPARE_SH MASSIF_COMPARE STACK FORK STACK_STATIC|none"
 compare_sh=$(abspath "$1")
 massif_compare=$(abspath "$2")
 stack=$(abspath "$3")
 fork=$(abspath "$4")
 stack_static=$5
 [ "$stack_static" = none ] || stack_static=$(abspath "$stack_static")
-here=$(cd "$(dirname "$0")" && pwd)
 shim="$here/vg-heaptrace.sh"
 
 need valgrind
-if [ ! -f "$massif_compare" ]; then
-	echo "SKIP: $massif_compare (massif-compare) not found"
-	exit 77
-fi
+need_file "$massif_compare" massif-compare
 
 # expect STATUS WHAT COMMAND...: COMMAND must exit STATUS.
 expect() {
@@ -69,9 +62,5 @@ if [ "$stack_static" != none ]; then
 		"${base[@]}" --ref "$stack" -- -- "$stack_static"
 fi
 
-if [ "$fails" -ne 0 ]; then
-	echo "$fails failure(s)"
-	exit 1
-fi
-echo "PASS"
-exit 0
+[ "$fails" -eq 0 ] || echo "$fails failure(s)"
+pass_or_fail PASS

@@ -17,21 +17,13 @@
 #                   and the sites' definite/indirect/possible/reachable
 # Exit 0 pass, 1 fail, 99 harness error.
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 3 ]; then
-	echo "usage: sites.sh HEAPTRACE PROG CASE" >&2
-	exit 99
-fi
+[ $# -eq 3 ] || usage "sites.sh HEAPTRACE PROG CASE"
 ht=$(abspath "$1")
 prog=$(abspath "$2")
 case_name=$3
-for x in "$ht" "$prog"; do
-	if [ ! -x "$x" ]; then
-		echo "sites.sh: $x: not an executable" >&2
-		exit 99
-	fi
-done
+need_exec "$ht" "$prog"
 need timeout awk
 scratch --keep
 
@@ -208,9 +200,5 @@ leak)
 	;;
 esac
 
-if [ "$fails" != 0 ]; then
-	echo "$fails failure(s)"
-	exit 1
-fi
-echo "PASS"
-exit 0
+[ "$fails" -eq 0 ] || echo "$fails failure(s)"
+pass_or_fail PASS

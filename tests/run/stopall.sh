@@ -22,7 +22,7 @@
 #
 # usage: stopall.sh [--moves] HEAPTRACE PROG LIB RUNS [MODE]
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
 want_moves=
 if [ "${1:-}" = --moves ]; then
@@ -30,16 +30,10 @@ if [ "${1:-}" = --moves ]; then
 	shift
 fi
 if [ $# -lt 4 ] || [ $# -gt 5 ]; then
-	echo "usage: stopall.sh [--moves] HEAPTRACE PROG LIB RUNS [MODE]" >&2
-	exit 99
+	usage "stopall.sh [--moves] HEAPTRACE PROG LIB RUNS [MODE]"
 fi
 ht=$1 prog=$2 lib=$3 runs=$4 mode=${5:-}
-for f in "$ht" "$prog"; do
-	if [ ! -x "$f" ]; then
-		echo "stopall.sh: $f: not an executable" >&2
-		exit 99
-	fi
-done
+need_exec "$ht" "$prog"
 if [ ! -f "$lib" ]; then
 	echo "stopall.sh: $lib: no such library" >&2
 	exit 99
@@ -84,4 +78,4 @@ echo "$runs runs, $fails failed; threads moved out of a patch: $moved"
 if [ -n "$want_moves" ] && [ "$moved" -eq 0 ]; then
 	fail "no thread was ever found inside a patched entry"
 fi
-[ "$fails" -eq 0 ]
+pass_or_fail

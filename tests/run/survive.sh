@@ -59,18 +59,16 @@
 # usage: survive.sh HEAPTRACE REAPER CASE PROG [ARGS...]
 #        (PROG "none": skip, e.g. when perl is not installed)
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
 if [ $# -lt 4 ]; then
-	echo "usage: survive.sh HEAPTRACE REAPER CASE PROG [ARGS...]" >&2
-	exit 99
+	usage "survive.sh HEAPTRACE REAPER CASE PROG [ARGS...]"
 fi
 ht=$1 reaper=$2 case=$3 prog=$4
 shift 4
 args=("$@")
 if [ "$prog" = none ]; then
-	echo "SKIP: the program is not available (perl not installed?)"
-	exit 77
+	skip "the program is not available (perl not installed?)"
 fi
 need timeout mkfifo
 case "$case" in
@@ -340,7 +338,4 @@ attach) case_attach 1000 ;;
 attach-early) case_attach 20 ;;
 detach-full) case_detach_full ;;
 esac
-if [ $fails -ne 0 ]; then
-	exit 1
-fi
-echo "PASS: $case"
+pass_or_fail "PASS: $case"

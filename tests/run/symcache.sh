@@ -23,12 +23,9 @@
 #            from the cache; one cache file per build-id is kept
 # Exit 0 pass, 1 fail, 99 harness error.
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
-if [ $# -ne 4 ]; then
-	echo "usage: symcache.sh HEAPTRACE PROG LIB CASE" >&2
-	exit 99
-fi
+[ $# -eq 4 ] || usage "symcache.sh HEAPTRACE PROG LIB CASE"
 ht=$(abspath "$1")
 prog=$(abspath "$2")
 lib=$(abspath "$3")
@@ -145,5 +142,5 @@ stale)
 	exit 99
 	;;
 esac
-[ $fails -eq 0 ] || { show "$tmp/first.err"; exit 1; }
-exit 0
+[ "$fails" -eq 0 ] || show "$tmp/first.err"
+pass_or_fail

@@ -14,7 +14,7 @@
 #
 # usage: timing.sh HEAPTRACE SLEEPY
 set -u
-. "$(dirname "$0")/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 
 heaptrace=$1
 sleepy=$2
@@ -29,8 +29,7 @@ flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 for f in constant_tsc nonstop_tsc; do
 	case " $flags " in
 	*" $f "*) ;;
-	*) echo "SKIP: no $f in /proc/cpuinfo: inline records are timed when drained"
-	   exit 77 ;;
+	*) skip "no $f in /proc/cpuinfo: inline records are timed when drained" ;;
 	esac
 done
 
@@ -88,6 +87,4 @@ if [ -n "${gap[inline]-}" ] && [ -n "${gap[ptrace]-}" ]; then
 		fail "the backends disagree by ${d#-} ms"
 	fi
 fi
-[ "$fails" -eq 0 ] || exit 1
-echo "PASS"
-exit 0
+pass_or_fail PASS

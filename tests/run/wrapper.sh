@@ -36,11 +36,10 @@
 #                    wrapper (the shell's profile, and the hint)
 #   quiet            -q: no hint line
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh" || exit 99
+. "$(dirname "$0")/../lib.sh" || exit 99
 profile_py="$here/profile.py"
 
-[ $# -eq 4 ] || { echo "usage: wrapper.sh HEAPTRACE WRAPPED WRAPEXEC CASE" >&2; exit 99; }
+[ $# -eq 4 ] || usage "wrapper.sh HEAPTRACE WRAPPED WRAPEXEC CASE"
 heaptrace=$(abspath "$1")
 wrapped=$(abspath "$2")
 wrapexec=$(abspath "$3")
@@ -261,5 +260,4 @@ quiet)
 	exit 99
 	;;
 esac
-[ "$fails" -eq 0 ] || exit 1
-echo "PASS: $case_"
+pass_or_fail "PASS: $case_"

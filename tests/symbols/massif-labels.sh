@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # massif-labels.sh HEAPTRACE EXPECTED PROG...: profile PROG with
 # `heaptrace run --massif-compat=yes --time-unit=B` and check that the
@@ -6,10 +6,11 @@
 # are exactly those in EXPECTED, one a line, sorted: what real Massif
 # (Valgrind 3.19) prints for the same program, worked out once.
 set -u
+. "$(dirname "$0")/../lib.sh" || exit 99
+[ $# -ge 3 ] || usage "massif-labels.sh HEAPTRACE EXPECTED PROG..."
 ht=$1 expected=$2
 shift 2
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
+scratch
 "$ht" run -q --massif-compat=yes --time-unit=B \
 	--massif-out-file="$tmp/out" "$@" >/dev/null
 rc=$?

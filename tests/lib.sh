@@ -1,18 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Helpers shared by the test scripts of tests/run (bash), which source it
-# after `set -u`:
-#     . "$(dirname "$0")/lib.sh" || exit 99
-# Sourcing it only defines functions and sets fails=0; nothing runs.
+# The one library of helpers for the test scripts (bash) of every tests/
+# directory, which source it after `set -u`:
+#     . "$(dirname "$0")/../lib.sh" || exit 99
+# Sourcing it only defines functions and sets fails=0 and $here (the
+# script's own directory, absolute); nothing runs. It needs nothing outside
+# this tree.
 #
+# Arguments and verdicts
+#  usage TEXT        "usage: TEXT" on stderr, exit 99 (the harness's error)
+#  skip TEXT         "SKIP: TEXT", exit 77
+#  harness TEXT      "HARNESS ERROR: TEXT", exit 99
+#  take_opts WORD... $opts: the WORDs before the first "--"; $taken: how
+#                    many to shift (that "--" included)
+#  fail TEXT...      "FAIL: TEXT", counted in $fails
+#  pass_or_fail [TEXT]  exit 1 if anything failed, else print TEXT, exit 0
+# Tools and files
+#  have TOOL         whether TOOL is installed (no output)
 #  need TOOL...      exit 77 (SKIP) unless every TOOL is installed
+#  need_file FILE WHAT  exit 77 (SKIP) unless FILE exists
+#  need_exec FILE... exit 99 unless every FILE is an executable
+#  find_lib SONAME   the x86-64 library SONAME's path (ldconfig); 1 if none
 #  abspath FILE      FILE as an absolute path; a bare name is looked up in
 #                    PATH (meson passes paths relative to the build dir)
-#  fail TEXT...      "FAIL: TEXT", counted in $fails
+#  no_aslr           $norandom: the command prefix that turns address-space
+#                    randomisation off, empty where setarch cannot
 #  show FILE         "--- FILE" and FILE's first 4000 bytes
+# Running and waiting
 #  scratch [--keep]  $tmp: a new directory, removed at exit (with --keep
 #                    and HT_KEEP=DIR: DIR, emptied and kept); at exit every
 #                    pid in $pids is SIGKILLed; no core files
+#  expect_status STATUS CMD...  CMD exits STATUS; its stdout and stderr
+#                    in $tmp/out and $tmp/err
+#  one_error STATUS LINE CMD... CMD exits STATUS, says nothing on stdout
+#                    and only LINE on stderr (LINE ending in "...": a line
+#                    starting with what comes before)
 #  wait_for FILE TEXT        up to 10 s for TEXT to appear in FILE
+#  wait_gone PID SECONDS     up to SECONDS for PID to be gone
 #  alive PID                 whether PID still runs
 #  describe PID              its state, its threads' states, where it sleeps
 #  start_target NAME STREAM TEXT PROG [ARGS...]
@@ -23,16 +46,86 @@
 #  peak_bytes FILE FUNCTION  bytes of a profile's peak held in FUNCTION
 
 fails=0
+here=$(cd "$(dirname "$0")" && pwd) || exit 99
+
+# usage TEXT: the script was called wrongly (by meson.build): "usage: TEXT"
+# on stderr, exit 99.
+usage() {
+	echo "usage: $*" >&2
+	exit 99
+}
+
+# skip TEXT: the case cannot run here: "SKIP: TEXT", exit 77.
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# harness TEXT: the test itself went wrong, not heaptrace: exit 99.
+harness() {
+	echo "HARNESS ERROR: $*"
+	exit 99
+}
+
+# take_opts WORD...: $opts holds the WORDs up to the first "--" (all of
+# them if none), $taken how many words that is with the "--", for the
+# caller's `shift "$taken"`.
+take_opts() {
+	opts=()
+	taken=0
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+		taken=$((taken + 1))
+	done
+	[ $# -eq 0 ] || taken=$((taken + 1))
+}
+
+# pass_or_fail [TEXT]: the script's end: exit 1 when $fails is not 0,
+# else print TEXT (if given) and exit 0.
+pass_or_fail() {
+	[ "$fails" -eq 0 ] || exit 1
+	[ $# -eq 0 ] || echo "$*"
+	exit 0
+}
+
+# have TOOL: whether TOOL is installed, silently.
+have() {
+	command -v "$1" >/dev/null 2>&1
+}
 
 # need TOOL...: exit 77 (skip) unless every TOOL is installed.
 need() {
 	local tool
 	for tool in "$@"; do
-		if ! command -v "$tool" >/dev/null 2>&1; then
-			echo "SKIP: $tool is not installed"
-			exit 77
+		have "$tool" || skip "$tool is not installed"
+	done
+}
+
+# need_file FILE WHAT: exit 77 (skip) unless FILE (a WHAT) exists.
+need_file() {
+	[ -f "$1" ] || skip "$1 ($2) not found"
+}
+
+# need_exec FILE...: exit 99 unless every FILE is an executable (the
+# harness passed a wrong path).
+need_exec() {
+	local f
+	for f in "$@"; do
+		if [ ! -x "$f" ]; then
+			echo "$(basename "$0"): $f: not an executable" >&2
+			exit 99
 		fi
 	done
+}
+
+# find_lib SONAME: the path of the x86-64 library SONAME as the dynamic
+# linker's cache knows it; returns 1 (printing nothing) when there is none.
+find_lib() {
+	local lib
+	lib=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p) |
+		awk -v so="$1" '$1 == so && /x86-64/ { print $NF; exit }')
+	[ -n "$lib" ] && [ -f "$lib" ] && printf '%s\n' "$lib"
 }
 
 # abspath FILE: FILE as an absolute path: relative to the current
@@ -50,6 +143,16 @@ abspath() {
 fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
+}
+
+# no_aslr: $norandom, the words to put before a command so that it runs
+# without address-space randomisation (setarch -R), or none where that
+# cannot be turned off.
+no_aslr() {
+	norandom=()
+	if setarch -R true 2>/dev/null; then
+		norandom=(setarch -R)
+	fi
 }
 
 # show FILE: FILE's first 4000 bytes, under its name.
@@ -83,6 +186,37 @@ _scratch_cleanup() {
 	[ -n "$_scratch_keep" ] || rm -rf "$tmp"
 }
 
+# expect_status STATUS CMD...: run CMD (after scratch), its stdout and
+# stderr in $tmp/out and $tmp/err; a failure (and status 1) unless it
+# exits STATUS.
+expect_status() {
+	local want=$1 got
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" -eq "$want" ] && return 0
+	fail "$*: exit $got, want $want ($(head -c 300 "$tmp/err"))"
+	return 1
+}
+
+# one_error STATUS LINE CMD...: CMD exits STATUS, writes nothing on stdout
+# and exactly one line on stderr: LINE, or, when LINE ends with "...", a
+# line that starts with the rest of LINE. Failures (and status 1)
+# otherwise.
+one_error() {
+	local want_line=$2 got before=$fails
+	expect_status "$1" "${@:3}"
+	[ -s "$tmp/out" ] && fail "${*:3}: wrote to stdout"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] ||
+		fail "${*:3}: stderr is not one line: $(cat "$tmp/err")"
+	got=$(cat "$tmp/err")
+	case $want_line in
+	*...) [ "${got#"${want_line%...}"}" != "$got" ] ;;
+	*) [ "$got" = "$want_line" ] ;;
+	esac || fail "${*:3}: stderr '$got', want '$want_line'"
+	[ "$fails" -eq "$before" ]
+}
+
 # wait_for FILE TEXT: up to 10 s for TEXT (a grep pattern) to appear in
 # FILE; returns 1 if it did not.
 wait_for() {
@@ -91,6 +225,16 @@ wait_for() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# wait_gone PID SECONDS: up to SECONDS for PID to be gone (no process
+# left to signal); returns 1 if it is still there.
+wait_gone() {
+	for _ in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	! kill -0 "$1" 2>/dev/null
 }
 
 # alive PID: whether PID still runs (a zombie does not); prints "stopped"

@@ -170,6 +170,12 @@ snapshot_cmd(int argc, char **argv)
 {
 	pid_t pid;
 	struct proc_status target, tracer;
+	if (argc == 2 && (!strcmp(argv[1], "-h") ||
+			  !strcmp(argv[1], "--help"))) {
+		fputs("usage: heaptrace snapshot PID\n", stdout);
+		snapshot_cmd_usage(stdout);
+		return EXIT_SUCCESS;
+	}
 	if (parse_pid(argc, argv, &pid) || find_tracer(pid, &target, &tracer))
 		return EXIT_USAGE;
 	pid_t tgid = target.tgid ? target.tgid : pid;

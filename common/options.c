@@ -892,8 +892,8 @@ ht_options_usage(FILE *out)
 	      "setuid program gains\n"
 	      "  no privileges (it would not under ptrace anyway).\n"
 	      "  --stacks=yes samples each thread's stack size at its "
-	      "allocator calls (the\n"
-	      "  ptrace backend), where Massif measures it at every move of "
+	      "allocator calls\n"
+	      "  (either backend), where Massif measures it at every move of "
 	      "the stack\n"
 	      "  pointer: peaks between two calls are not seen.\n",
 	      out);

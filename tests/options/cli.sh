@@ -60,6 +60,16 @@ done
 grep -q 'heaptrace run' "$tmp/help" || fail "--help does not show run"
 grep -q 'heaptrace attach' "$tmp/help" || fail "--help does not show attach"
 
+# Each command's own help: its usage on stdout, status 0.
+for cmd in print report diff snapshot; do
+	"$ht" $cmd --help >"$tmp/help" 2>"$tmp/err"
+	status=$?
+	[ "$status" -eq 0 ] || fail "heaptrace $cmd --help: exit $status"
+	grep -q "heaptrace $cmd" "$tmp/help" ||
+		fail "heaptrace $cmd --help: no usage line"
+	[ -s "$tmp/err" ] && fail "heaptrace $cmd --help: wrote to stderr"
+done
+
 got=$("$ht" --version 2>"$tmp/err")
 status=$?
 [ "$status" -eq 0 ] || fail "heaptrace --version: exit $status"

@@ -8,84 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/options.h"
-#include "snapshot/extra.h"
-#include "snapshot/snapshot.h"
-#include "symbols/table.h"
-
 #include "tests/check.h"
-
-/* Code addresses of the fake program: ALLOC is inside malloc, the others
-   are call sites in functions whose names the table knows. */
-enum {
-	PC_MALLOC = 0x1000,
-	PC_XMALLOC = 0x2000,
-	PC_F = 0x3000,
-	PC_G = 0x3100,
-	PC_MAIN_A = 0x4000,
-	PC_MAIN_B = 0x4010,
-	PC_MAIN_C = 0x4020,
-	PC_IGN = 0x5000,
-	PC_LIBC_START = 0x6000,
-};
-
-struct fixture {
-	struct ht_options opt;
-	struct sym_table *table;
-	struct ht_symbolizer sym;
-	struct snap_engine *eng;
-	uint64_t next_addr;
-};
-
-static void
-add_sym(struct sym_table *t, uint64_t pc, const char *name)
-{
-	const char *desc[1] = { name };
-	sym_table_add(t, pc, name, desc, 1);
-}
-
-static void
-fixture_init(struct fixture *fx, const char *opts[], enum snap_extra_kind kind)
-{
-	char err[256];
-	memset(fx, 0, sizeof(*fx));
-	ht_options_init(&fx->opt);
-	const char *base[] = { "--time-unit=B", "--heap-admin=0", NULL };
-	for (const char **o = base; *o; o++)
-		ht_options_apply(&fx->opt, *o, err, sizeof(err));
-	for (const char **o = opts; o && *o; o++)
-		if (ht_options_apply(&fx->opt, *o, err, sizeof(err)) != 0) {
-			fprintf(stderr, "bad test option %s: %s\n", *o, err);
-			exit(99);
-		}
-	if (ht_options_finish(&fx->opt, err, sizeof(err)) != 0) {
-		fprintf(stderr, "bad test options: %s\n", err);
-		exit(99);
-	}
-	fx->table = sym_table_new();
-	add_sym(fx->table, PC_MALLOC, "malloc");
-	add_sym(fx->table, PC_XMALLOC, "xmalloc");
-	add_sym(fx->table, PC_F, "f");
-	add_sym(fx->table, PC_G, "g");
-	add_sym(fx->table, PC_MAIN_A, "main");
-	add_sym(fx->table, PC_MAIN_B, "main");
-	add_sym(fx->table, PC_MAIN_C, "main");
-	add_sym(fx->table, PC_IGN, "ign");
-	add_sym(fx->table, PC_LIBC_START, "__libc_start_call_main");
-	fx->sym = sym_table_symbolizer(fx->table);
-	fx->eng = snap_engine_new(&fx->opt, &fx->sym,
-				  snap_extra_new(kind, &fx->opt));
-	fx->next_addr = 0x100000;
-	snap_engine_start(fx->eng, 0);
-}
-
-static void
-fixture_fini(struct fixture *fx)
-{
-	snap_engine_free(fx->eng);
-	sym_table_free(fx->table);
-	ht_options_fini(&fx->opt);
-}
+#include "tests/engine/fixture.h"
 
 /* Stack: malloc, then the given frames (innermost first), then the start-up
    frame below main. */

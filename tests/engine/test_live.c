@@ -9,145 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/options.h"
-#include "snapshot/extra.h"
-#include "snapshot/snapshot.h"
-#include "symbols/table.h"
-
 #include "tests/check.h"
+#include "tests/engine/fixture.h"
 
-/* Code addresses of the fake program: the allocation functions' entries
-   (frame 0), call sites in named functions, and the start-up code. */
-enum {
-	PC_MALLOC = 0x1000,
-	PC_CALLOC = 0x1100,
-	PC_REALLOC = 0x1200,
-	PC_F = 0x3000,
-	PC_G = 0x3100,
-	PC_MAIN_A = 0x4000,
-	PC_MAIN_B = 0x4010,
-	PC_MAIN_C = 0x4020,
-	PC_IGN = 0x5000,
-	PC_LIBC_START = 0x6000,
-};
-
-struct fixture {
-	struct ht_options opt;
-	struct sym_table *table;
-	struct ht_symbolizer sym;
-	struct snap_engine *eng;
-};
-
-static void
-add_sym(struct sym_table *t, uint64_t pc, const char *name)
-{
-	const char *desc[1] = { name };
-	sym_table_add(t, pc, name, desc, 1);
-}
-
-static void
-fixture_init(struct fixture *fx, const char *opts[])
-{
-	char err[256];
-	memset(fx, 0, sizeof(*fx));
-	ht_options_init(&fx->opt);
-	const char *base[] = { "--time-unit=B", "--heap-admin=0", NULL };
-	for (const char **o = base; *o; o++)
-		ht_options_apply(&fx->opt, *o, err, sizeof(err));
-	for (const char **o = opts; o && *o; o++)
-		if (ht_options_apply(&fx->opt, *o, err, sizeof(err)) != 0) {
-			fprintf(stderr, "bad test option %s: %s\n", *o, err);
-			exit(EXIT_HARNESS);
-		}
-	if (ht_options_finish(&fx->opt, err, sizeof(err)) != 0) {
-		fprintf(stderr, "bad test options: %s\n", err);
-		exit(EXIT_HARNESS);
-	}
-	fx->table = sym_table_new();
-	add_sym(fx->table, PC_MALLOC, "malloc");
-	add_sym(fx->table, PC_CALLOC, "calloc");
-	add_sym(fx->table, PC_REALLOC, "realloc");
-	add_sym(fx->table, PC_F, "f");
-	add_sym(fx->table, PC_G, "g");
-	add_sym(fx->table, PC_MAIN_A, "main");
-	add_sym(fx->table, PC_MAIN_B, "main");
-	add_sym(fx->table, PC_MAIN_C, "main");
-	add_sym(fx->table, PC_IGN, "ign");
-	add_sym(fx->table, PC_LIBC_START, "__libc_start_call_main");
-	fx->sym = sym_table_symbolizer(fx->table);
-	fx->eng = snap_engine_new(&fx->opt, &fx->sym,
-				  snap_extra_new(SNAP_EXTRA_ESTIMATE, &fx->opt));
-	snap_engine_start(fx->eng, 0);
-}
-
-static void
-fixture_fini(struct fixture *fx)
-{
-	snap_engine_free(fx->eng);
-	sym_table_free(fx->table);
-	ht_options_fini(&fx->opt);
-}
-
-/* A stack, innermost first (frame 0 inside the allocation function). */
-struct stack {
-	unsigned n;
-	uint64_t pcs[8];
-};
-
-static const struct stack S1 = { 4, { PC_MALLOC, PC_F, PC_MAIN_A,
-				      PC_LIBC_START } };
-static const struct stack S2 = { 3, { PC_MALLOC, PC_MAIN_B,
-				      PC_LIBC_START } };
-static const struct stack S3 = { 5, { PC_MALLOC, PC_G, PC_F, PC_MAIN_C,
-				      PC_LIBC_START } };
 /* S1's callers, reaching calloc (a wrapper tail-calling malloc or calloc
    from one call site) */
 static const struct stack S1_CALLOC = { 4, { PC_CALLOC, PC_F, PC_MAIN_A,
 					     PC_LIBC_START } };
-/* realloc's own stacks */
-static const struct stack R1 = { 4, { PC_REALLOC, PC_G, PC_MAIN_B,
-				      PC_LIBC_START } };
-static const struct stack R2 = { 3, { PC_REALLOC, PC_MAIN_C,
-				      PC_LIBC_START } };
-/* ignored with --ignore-fn=ign */
-static const struct stack SIGN = { 4, { PC_MALLOC, PC_IGN, PC_MAIN_A,
-					PC_LIBC_START } };
-/* only the allocation function: ignored by the tree */
-static const struct stack SONLY = { 1, { PC_MALLOC } };
 
-static void
-ev(struct fixture *fx, enum ht_event_kind kind, uint32_t tid, uint64_t addr,
-   uint64_t old, uint64_t size, const struct stack *st)
-{
-	struct ht_event e = {
-		.kind = kind,
-		.fn = kind == HT_EV_ALLOC ? HT_FN_MALLOC
-		      : kind == HT_EV_FREE ? HT_FN_FREE : HT_FN_REALLOC,
-		.addr = addr, .old_addr = old, .size = size, .tid = tid,
-		.pcs = st ? st->pcs : NULL, .npcs = st ? st->n : 0,
-	};
-	snap_engine_feed(fx->eng, &e);
-}
-
-static void
-alloc(struct fixture *fx, uint64_t addr, uint64_t size,
-      const struct stack *st)
-{
-	ev(fx, HT_EV_ALLOC, 1, addr, 0, size, st);
-}
-
-static void
-release(struct fixture *fx, uint64_t addr)
-{
-	ev(fx, HT_EV_FREE, 1, addr, 0, 0, &S2);
-}
-
-static void
-resize(struct fixture *fx, uint64_t old, uint64_t addr, uint64_t size,
-       const struct stack *st)
-{
-	ev(fx, HT_EV_REALLOC, 1, addr, old, size, st);
-}
 
 struct want_block {
 	uint64_t addr, size;
@@ -229,17 +98,17 @@ static void
 test_order_and_sites(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
 	check_live(fx.eng, "empty", NULL, 0, NULL);
-	alloc(&fx, 0x900000, 16, &S1); /* S1 first seen */
-	alloc(&fx, 0x100000, 32, &S2); /* S2, at a lower address */
-	alloc(&fx, 0x500000, 48, &S1);
-	alloc(&fx, 0x300000, 64, &S3);
-	alloc(&fx, 0x200000, 80, &S1); /* S1 again, lowest of its blocks */
-	alloc(&fx, 0x400000, 96, &S2);
-	alloc(&fx, 0x600000, 112, &S3);
-	release(&fx, 0x500000);
-	release(&fx, 0x600000);
+	fixture_alloc(&fx, 0x900000, 16, &S1); /* S1 first seen */
+	fixture_alloc(&fx, 0x100000, 32, &S2); /* S2, at a lower address */
+	fixture_alloc(&fx, 0x500000, 48, &S1);
+	fixture_alloc(&fx, 0x300000, 64, &S3);
+	fixture_alloc(&fx, 0x200000, 80, &S1); /* S1 again, lowest of its blocks */
+	fixture_alloc(&fx, 0x400000, 96, &S2);
+	fixture_alloc(&fx, 0x600000, 112, &S3);
+	fixture_release(&fx, 0x500000);
+	fixture_release(&fx, 0x600000);
 	static const struct want_block w[] = {
 		{ 0x200000, 80, &S1 }, { 0x900000, 16, &S1 },
 		{ 0x100000, 32, &S2 }, { 0x400000, 96, &S2 },
@@ -262,11 +131,11 @@ test_order_and_sites(void)
 	CHECK(snap_engine_site_frames(fx.eng, 0, f, 3) == 0, "site 0");
 
 	/* all freed: nothing */
-	release(&fx, 0x100000);
-	release(&fx, 0x200000);
-	release(&fx, 0x300000);
-	release(&fx, 0x400000);
-	release(&fx, 0x900000);
+	fixture_release(&fx, 0x100000);
+	fixture_release(&fx, 0x200000);
+	fixture_release(&fx, 0x300000);
+	fixture_release(&fx, 0x400000);
+	fixture_release(&fx, 0x900000);
 	check_live(fx.eng, "all freed", NULL, 0, NULL);
 	fixture_fini(&fx);
 }
@@ -280,15 +149,15 @@ static void
 test_site_identity(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
 	static const struct stack outer = { 3, { PC_F, PC_MAIN_A,
 						 PC_LIBC_START } };
-	alloc(&fx, 0x100000, 16, &S2);
-	alloc(&fx, 0x200000, 16, &S1);
-	alloc(&fx, 0x300000, 16, &S1_CALLOC);
-	alloc(&fx, 0x050000, 16, &outer);
-	alloc(&fx, 0x400000, 16, &S2);
-	alloc(&fx, 0x060000, 16, &S1_CALLOC);
+	fixture_alloc(&fx, 0x100000, 16, &S2);
+	fixture_alloc(&fx, 0x200000, 16, &S1);
+	fixture_alloc(&fx, 0x300000, 16, &S1_CALLOC);
+	fixture_alloc(&fx, 0x050000, 16, &outer);
+	fixture_alloc(&fx, 0x400000, 16, &S2);
+	fixture_alloc(&fx, 0x060000, 16, &S1_CALLOC);
 	static const struct want_block w[] = {
 		{ 0x100000, 16, &S2 },	      { 0x400000, 16, &S2 },
 		{ 0x200000, 16, &S1 },	      { 0x060000, 16, &S1_CALLOC },
@@ -309,21 +178,21 @@ static void
 test_realloc(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
-	alloc(&fx, 0x100000, 16, &S1);
-	alloc(&fx, 0x200000, 32, &S2);
-	alloc(&fx, 0x300000, 48, &S3);
-	resize(&fx, 0x100000, 0x700000, 160, &R1); /* moved */
-	resize(&fx, 0x200000, 0x200000, 320, &R2); /* in place */
-	resize(&fx, 0, 0x800000, 24, &R1);	   /* realloc(NULL, 24) */
-	resize(&fx, 0x300000, 0, 1000, &R2);	   /* failed */
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x100000, 16, &S1);
+	fixture_alloc(&fx, 0x200000, 32, &S2);
+	fixture_alloc(&fx, 0x300000, 48, &S3);
+	fixture_resize(&fx, 0x100000, 0x700000, 160, &R1); /* moved */
+	fixture_resize(&fx, 0x200000, 0x200000, 320, &R2); /* in place */
+	fixture_resize(&fx, 0, 0x800000, 24, &R1);	   /* realloc(NULL, 24) */
+	fixture_resize(&fx, 0x300000, 0, 1000, &R2);	   /* failed */
 	static const struct want_block w[] = {
 		{ 0x300000, 48, &S3 },
 		{ 0x700000, 160, &R1 }, { 0x800000, 24, &R1 },
 		{ 0x200000, 320, &R2 },
 	};
 	check_live(fx.eng, "reallocs", w, N(w), NULL);
-	resize(&fx, 0x700000, 0, 0, &R2); /* realloc(p, 0) */
+	fixture_resize(&fx, 0x700000, 0, 0, &R2); /* realloc(p, 0) */
 	static const struct want_block w2[] = {
 		{ 0x300000, 48, &S3 }, { 0x800000, 24, &R1 },
 		{ 0x200000, 320, &R2 },
@@ -340,30 +209,30 @@ static void
 test_realloc_in_flight(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
-	alloc(&fx, 0x100000, 48, &S1);
-	alloc(&fx, 0x200000, 16, &S2);
-	ev(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x100000, 0, &R1);
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x100000, 48, &S1);
+	fixture_alloc(&fx, 0x200000, 16, &S2);
+	fixture_event(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x100000, 0, &R1);
 	static const struct want_block w[] = {
 		{ 0x100000, 48, &S1 }, { 0x200000, 16, &S2 },
 	};
 	check_live(fx.eng, "in flight", w, N(w), NULL);
 	/* thread 8 gets the old address before thread 7's REALLOC */
-	ev(&fx, HT_EV_ALLOC, 8, 0x100000, 0, 64, &S3);
+	fixture_event(&fx, HT_EV_ALLOC, 8, 0x100000, 0, 64, &S3);
 	static const struct want_block w1[] = {
 		{ 0x100000, 48, &S1 }, { 0x200000, 16, &S2 },
 		{ 0x100000, 64, &S3 },
 	};
 	check_live(fx.eng, "in flight, address reused", w1, N(w1), NULL);
-	ev(&fx, HT_EV_REALLOC, 7, 0x500000, 0x100000, 96, &R1);
+	fixture_event(&fx, HT_EV_REALLOC, 7, 0x500000, 0x100000, 96, &R1);
 	static const struct want_block w2[] = {
 		{ 0x200000, 16, &S2 }, { 0x100000, 64, &S3 },
 		{ 0x500000, 96, &R1 },
 	};
 	check_live(fx.eng, "completed", w2, N(w2), NULL);
 
-	ev(&fx, HT_EV_REALLOC_BEGIN, 9, 0, 0x200000, 0, &R2);
-	ev(&fx, HT_EV_THREAD_EXIT, 9, 0, 0, 0, NULL);
+	fixture_event(&fx, HT_EV_REALLOC_BEGIN, 9, 0, 0x200000, 0, &R2);
+	fixture_event(&fx, HT_EV_THREAD_EXIT, 9, 0, 0, 0, NULL);
 	check_live(fx.eng, "abandoned", w2, N(w2), NULL);
 	fixture_fini(&fx);
 }
@@ -380,14 +249,14 @@ test_ignored(void)
 					      : "--massif-compat=no",
 				       NULL };
 		struct fixture fx;
-		fixture_init(&fx, opts);
-		alloc(&fx, 0x100000, 16, &SIGN);
-		alloc(&fx, 0x200000, 32, &S1);
-		alloc(&fx, 0x300000, 48, &SONLY);
-		alloc(&fx, 0x400000, 64, &SIGN);
-		alloc(&fx, 0x500000, 80, &SIGN);
-		release(&fx, 0x400000);
-		resize(&fx, 0x500000, 0x600000, 88, &R2);
+		fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+		fixture_alloc(&fx, 0x100000, 16, &SIGN);
+		fixture_alloc(&fx, 0x200000, 32, &S1);
+		fixture_alloc(&fx, 0x300000, 48, &SONLY);
+		fixture_alloc(&fx, 0x400000, 64, &SIGN);
+		fixture_alloc(&fx, 0x500000, 80, &SIGN);
+		fixture_release(&fx, 0x400000);
+		fixture_resize(&fx, 0x500000, 0x600000, 88, &R2);
 		static const struct want_block w[] = {
 			{ 0x100000, 16, &SIGN }, { 0x200000, 32, &S1 },
 			{ 0x300000, 48, &SONLY }, { 0x600000, 88, &R2 },
@@ -409,11 +278,11 @@ static void
 test_clone(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
-	alloc(&fx, 0x100000, 16, &S1);
-	alloc(&fx, 0x200000, 32, &S2);
-	alloc(&fx, 0x300000, 48, &S1);
-	ev(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x300000, 0, &R1);
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x100000, 16, &S1);
+	fixture_alloc(&fx, 0x200000, 32, &S2);
+	fixture_alloc(&fx, 0x300000, 48, &S1);
+	fixture_event(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x300000, 0, &R1);
 	static const struct want_block w[] = {
 		{ 0x100000, 16, &S1 }, { 0x300000, 48, &S1 },
 		{ 0x200000, 32, &S2 },
@@ -426,9 +295,9 @@ test_clone(void)
 	fx.eng = child;
 	check_live(child, "child", w, N(w), cs);
 	CHECK(memcmp(ps, cs, sizeof(ps)) == 0, "sites differ in the clone");
-	alloc(&fx, 0x400000, 64, &S2); /* a known stack */
-	alloc(&fx, 0x500000, 80, &S3); /* a new one */
-	release(&fx, 0x100000);
+	fixture_alloc(&fx, 0x400000, 64, &S2); /* a known stack */
+	fixture_alloc(&fx, 0x500000, 80, &S3); /* a new one */
+	fixture_release(&fx, 0x100000);
 	static const struct want_block wc[] = {
 		{ 0x300000, 48, &S1 }, { 0x200000, 32, &S2 },
 		{ 0x400000, 64, &S2 }, { 0x500000, 80, &S3 },
@@ -440,7 +309,7 @@ test_clone(void)
 	/* the parent is untouched, its realloc still in flight */
 	fx.eng = parent;
 	check_live(parent, "parent after", w, N(w), NULL);
-	ev(&fx, HT_EV_REALLOC, 7, 0x700000, 0x300000, 96, &R1);
+	fixture_event(&fx, HT_EV_REALLOC, 7, 0x700000, 0x300000, 96, &R1);
 	static const struct want_block wp[] = {
 		{ 0x100000, 16, &S1 }, { 0x200000, 32, &S2 },
 		{ 0x700000, 96, &R1 },
@@ -477,37 +346,37 @@ test_usage(void)
 {
 	const char *opts[] = { "--ignore-fn=ign", NULL };
 	struct fixture fx;
-	fixture_init(&fx, opts);
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
 	USAGE(&fx, 0, 0, 0);
-	alloc(&fx, 0x100000, 100, &S1);
-	alloc(&fx, 0x200000, 200, &S2);
+	fixture_alloc(&fx, 0x100000, 100, &S1);
+	fixture_alloc(&fx, 0x200000, 200, &S2);
 	USAGE(&fx, 2, 0, 300);
-	release(&fx, 0x100000);
+	fixture_release(&fx, 0x100000);
 	USAGE(&fx, 2, 1, 300);
-	resize(&fx, 0x200000, 0x300000, 300, &R1); /* moved */
+	fixture_resize(&fx, 0x200000, 0x300000, 300, &R1); /* moved */
 	USAGE(&fx, 3, 2, 600);
-	resize(&fx, 0x300000, 0x300000, 20, &R1); /* in place, smaller */
+	fixture_resize(&fx, 0x300000, 0x300000, 20, &R1); /* in place, smaller */
 	USAGE(&fx, 4, 3, 620);
-	resize(&fx, 0, 0x400000, 50, &R2); /* realloc(NULL, 50) */
+	fixture_resize(&fx, 0, 0x400000, 50, &R2); /* realloc(NULL, 50) */
 	USAGE(&fx, 5, 3, 670);
-	resize(&fx, 0x400000, 0, 0, &R2); /* realloc(p, 0) */
+	fixture_resize(&fx, 0x400000, 0, 0, &R2); /* realloc(p, 0) */
 	USAGE(&fx, 5, 4, 670);
-	release(&fx, 0xdead000); /* never seen */
+	fixture_release(&fx, 0xdead000); /* never seen */
 	USAGE(&fx, 5, 4, 670);
-	resize(&fx, 0x300000, 0, 4000, &R2); /* failed */
+	fixture_resize(&fx, 0x300000, 0, 4000, &R2); /* failed */
 	USAGE(&fx, 5, 4, 670);
-	ev(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x300000, 0, &R1);
+	fixture_event(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x300000, 0, &R1);
 	USAGE(&fx, 5, 4, 670);
-	ev(&fx, HT_EV_REALLOC, 7, 0x500000, 0x300000, 70, &R1);
+	fixture_event(&fx, HT_EV_REALLOC, 7, 0x500000, 0x300000, 70, &R1);
 	USAGE(&fx, 6, 5, 740);
-	ev(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x500000, 0, &R1);
-	ev(&fx, HT_EV_REALLOC, 7, 0, 0x500000, 0, &R1); /* realloc(p, 0) */
+	fixture_event(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x500000, 0, &R1);
+	fixture_event(&fx, HT_EV_REALLOC, 7, 0, 0x500000, 0, &R1); /* realloc(p, 0) */
 	USAGE(&fx, 6, 6, 740);
-	alloc(&fx, 0x600000, 8, &SIGN); /* ignored by the tree */
+	fixture_alloc(&fx, 0x600000, 8, &SIGN); /* ignored by the tree */
 	USAGE(&fx, 7, 6, 748);
-	resize(&fx, 0x600000, 0x700000, 16, &R1);
+	fixture_resize(&fx, 0x600000, 0x700000, 16, &R1);
 	USAGE(&fx, 8, 7, 764);
-	release(&fx, 0x700000);
+	fixture_release(&fx, 0x700000);
 	USAGE(&fx, 8, 8, 764);
 	check_live(fx.eng, "usage: all freed", NULL, 0, NULL);
 	struct snap_stats st = snap_engine_stats(fx.eng);

@@ -11,145 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/options.h"
-#include "snapshot/extra.h"
-#include "snapshot/snapshot.h"
-#include "symbols/table.h"
-
 #include "tests/check.h"
+#include "tests/engine/fixture.h"
 
-enum {
-	PC_MALLOC = 0x1000,
-	PC_REALLOC = 0x1200,
-	PC_F = 0x3000,
-	PC_G = 0x3100,
-	PC_H = 0x3200,
-	PC_MAIN_A = 0x4000,
-	PC_MAIN_B = 0x4010,
-	PC_MAIN_C = 0x4020,
-	PC_MAIN_D = 0x4030,
-	PC_IGN = 0x5000,
-	PC_LIBC_START = 0x6000,
-};
-
-struct fixture {
-	struct ht_options opt;
-	struct sym_table *table;
-	struct ht_symbolizer sym;
-	struct snap_engine *eng;
-};
-
-static void
-add_sym(struct sym_table *t, uint64_t pc, const char *name)
-{
-	const char *desc[1] = { name };
-	sym_table_add(t, pc, name, desc, 1);
-}
-
-/* An engine with --time-unit=B --heap-admin=0 and Massif's estimate of
-   extra bytes: with sizes multiple of 16 no block has extra bytes, so
-   a snapshot's total is its useful heap. */
-static void
-fixture_init(struct fixture *fx, const char *opts[])
-{
-	char err[256];
-	memset(fx, 0, sizeof(*fx));
-	ht_options_init(&fx->opt);
-	const char *base[] = { "--time-unit=B", "--heap-admin=0", NULL };
-	for (const char **o = base; *o; o++)
-		ht_options_apply(&fx->opt, *o, err, sizeof(err));
-	for (const char **o = opts; o && *o; o++)
-		if (ht_options_apply(&fx->opt, *o, err, sizeof(err)) != 0) {
-			fprintf(stderr, "bad test option %s: %s\n", *o, err);
-			exit(EXIT_HARNESS);
-		}
-	if (ht_options_finish(&fx->opt, err, sizeof(err)) != 0) {
-		fprintf(stderr, "bad test options: %s\n", err);
-		exit(EXIT_HARNESS);
-	}
-	fx->table = sym_table_new();
-	add_sym(fx->table, PC_MALLOC, "malloc");
-	add_sym(fx->table, PC_REALLOC, "realloc");
-	add_sym(fx->table, PC_F, "f");
-	add_sym(fx->table, PC_G, "g");
-	add_sym(fx->table, PC_H, "h");
-	add_sym(fx->table, PC_MAIN_A, "main");
-	add_sym(fx->table, PC_MAIN_B, "main");
-	add_sym(fx->table, PC_MAIN_C, "main");
-	add_sym(fx->table, PC_MAIN_D, "main");
-	add_sym(fx->table, PC_IGN, "ign");
-	add_sym(fx->table, PC_LIBC_START, "__libc_start_call_main");
-	fx->sym = sym_table_symbolizer(fx->table);
-	fx->eng = snap_engine_new(&fx->opt, &fx->sym,
-				  snap_extra_new(SNAP_EXTRA_ESTIMATE, &fx->opt));
-	snap_engine_start(fx->eng, 0);
-}
-
-static void
-fixture_fini(struct fixture *fx)
-{
-	snap_engine_free(fx->eng);
-	sym_table_free(fx->table);
-	ht_options_fini(&fx->opt);
-}
-
-struct stack {
-	unsigned n;
-	uint64_t pcs[8];
-};
-
-static const struct stack S1 = { 4, { PC_MALLOC, PC_F, PC_MAIN_A,
-				      PC_LIBC_START } };
-static const struct stack S2 = { 3, { PC_MALLOC, PC_MAIN_B,
-				      PC_LIBC_START } };
-static const struct stack S3 = { 5, { PC_MALLOC, PC_G, PC_F, PC_MAIN_C,
-				      PC_LIBC_START } };
 static const struct stack S4 = { 4, { PC_MALLOC, PC_H, PC_MAIN_D,
 				      PC_LIBC_START } };
 /* S1's malloc reached through another caller: a site of its own */
 static const struct stack S1_OTHER = { 4, { PC_MALLOC, PC_F, PC_MAIN_B,
 					    PC_LIBC_START } };
-static const struct stack R1 = { 4, { PC_REALLOC, PC_G, PC_MAIN_B,
-				      PC_LIBC_START } };
-static const struct stack R2 = { 3, { PC_REALLOC, PC_MAIN_C,
-				      PC_LIBC_START } };
-static const struct stack SIGN = { 4, { PC_MALLOC, PC_IGN, PC_MAIN_A,
-					PC_LIBC_START } };
-static const struct stack SONLY = { 1, { PC_MALLOC } };
-
-static void
-ev(struct fixture *fx, enum ht_event_kind kind, uint32_t tid, uint64_t addr,
-   uint64_t old, uint64_t size, const struct stack *st)
-{
-	struct ht_event e = {
-		.kind = kind,
-		.fn = kind == HT_EV_ALLOC ? HT_FN_MALLOC
-		      : kind == HT_EV_FREE ? HT_FN_FREE : HT_FN_REALLOC,
-		.addr = addr, .old_addr = old, .size = size, .tid = tid,
-		.pcs = st ? st->pcs : NULL, .npcs = st ? st->n : 0,
-	};
-	snap_engine_feed(fx->eng, &e);
-}
-
-static void
-alloc(struct fixture *fx, uint64_t addr, uint64_t size,
-      const struct stack *st)
-{
-	ev(fx, HT_EV_ALLOC, 1, addr, 0, size, st);
-}
-
-static void
-release(struct fixture *fx, uint64_t addr)
-{
-	ev(fx, HT_EV_FREE, 1, addr, 0, 0, &S2);
-}
-
-static void
-resize(struct fixture *fx, uint64_t old, uint64_t addr, uint64_t size,
-       const struct stack *st)
-{
-	ev(fx, HT_EV_REALLOC, 1, addr, old, size, st);
-}
 
 /* What one site's figures must be. */
 struct want_site {
@@ -257,11 +126,11 @@ static void
 test_calls_and_realloc(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
-	alloc(&fx, 0x100000, 16, &S1);	 /* A */
-	alloc(&fx, 0x200000, 32, &S1);	 /* B */
-	alloc(&fx, 0x300000, 48, &S2);	 /* C */
-	resize(&fx, 0x100000, 0x400000, 160, &R1); /* A moved to R1: 240 B */
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x100000, 16, &S1);	 /* A */
+	fixture_alloc(&fx, 0x200000, 32, &S1);	 /* B */
+	fixture_alloc(&fx, 0x300000, 48, &S2);	 /* C */
+	fixture_resize(&fx, 0x100000, 0x400000, 160, &R1); /* A moved to R1: 240 B */
 	static const struct want_site w0[] = {
 		{ &S1, 2, 48, 32, 32, 1, 0 },
 		{ &S2, 1, 48, 48, 48, 1, 0 },
@@ -269,12 +138,12 @@ test_calls_and_realloc(void)
 	};
 	check_sites(fx.eng, "before any peak", w0, N(w0));
 	check_peak(fx.eng, "before any peak", 0, 0);
-	release(&fx, 0x200000);		 /* B: peak 1 at 240 B */
+	fixture_release(&fx, 0x200000);		 /* B: peak 1 at 240 B */
 	check_peak(fx.eng, "first peak", 1, 240);
-	resize(&fx, 0x300000, 0x300000, 320, &R2); /* C in place to R2: 480 */
-	resize(&fx, 0, 0x500000, 32, &R1);	   /* realloc(NULL): 512 */
-	resize(&fx, 0x400000, 0, 1000, &R2);	   /* failed */
-	resize(&fx, 0x500000, 0, 0, &R2);	   /* realloc(p, 0): peak 2 */
+	fixture_resize(&fx, 0x300000, 0x300000, 320, &R2); /* C in place to R2: 480 */
+	fixture_resize(&fx, 0, 0x500000, 32, &R1);	   /* realloc(NULL): 512 */
+	fixture_resize(&fx, 0x400000, 0, 1000, &R2);	   /* failed */
+	fixture_resize(&fx, 0x500000, 0, 0, &R2);	   /* realloc(p, 0): peak 2 */
 	static const struct want_site w[] = {
 		{ &S1, 2, 48, 0, 0, 0, 0 },
 		{ &S2, 1, 48, 0, 0, 0, 0 },
@@ -284,8 +153,8 @@ test_calls_and_realloc(void)
 	check_sites(fx.eng, "calls and reallocs", w, N(w));
 	check_peak(fx.eng, "calls and reallocs", 2, 512);
 	/* the same stack reached from another caller is another site */
-	alloc(&fx, 0x600000, 64, &S1_OTHER);
-	alloc(&fx, 0x700000, 16, &S1);
+	fixture_alloc(&fx, 0x600000, 64, &S1_OTHER);
+	fixture_alloc(&fx, 0x700000, 16, &S1);
 	static const struct want_site w2[] = {
 		{ &S1, 3, 64, 0, 16, 1, 0 },
 		{ &S2, 1, 48, 0, 0, 0, 0 },
@@ -306,10 +175,10 @@ test_successive_peaks(void)
 {
 	const char *opts[] = { "--peak-inaccuracy=0", NULL };
 	struct fixture fx;
-	fixture_init(&fx, opts);
-	alloc(&fx, 0x1000, 160, &S1);
-	alloc(&fx, 0x2000, 320, &S2);
-	release(&fx, 0x1000); /* peak 1: 480 (S1 160, S2 320) */
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x1000, 160, &S1);
+	fixture_alloc(&fx, 0x2000, 320, &S2);
+	fixture_release(&fx, 0x1000); /* peak 1: 480 (S1 160, S2 320) */
 	static const struct want_site w1[] = {
 		{ &S1, 1, 160, 160, 0, 0, 0 },
 		{ &S2, 1, 320, 320, 320, 1, 0 },
@@ -317,13 +186,13 @@ test_successive_peaks(void)
 	check_sites(fx.eng, "peak 1", w1, N(w1));
 	check_peak(fx.eng, "peak 1", 1, 480);
 
-	alloc(&fx, 0x3000, 480, &S3); /* 800 */
-	alloc(&fx, 0x4000, 32, &S1);  /* 832 */
-	release(&fx, 0x3000); /* peak 2: 832 (S1 32, S2 320, S3 480) */
-	alloc(&fx, 0x5000, 64, &S2);  /* 416 */
-	release(&fx, 0x2000);	      /* 96: below the peak, no new one */
-	alloc(&fx, 0x6000, 96, &S4);  /* born after the peak */
-	alloc(&fx, 0x7000, 16, &S3);  /* S3 changed again after it */
+	fixture_alloc(&fx, 0x3000, 480, &S3); /* 800 */
+	fixture_alloc(&fx, 0x4000, 32, &S1);  /* 832 */
+	fixture_release(&fx, 0x3000); /* peak 2: 832 (S1 32, S2 320, S3 480) */
+	fixture_alloc(&fx, 0x5000, 64, &S2);  /* 416 */
+	fixture_release(&fx, 0x2000);	      /* 96: below the peak, no new one */
+	fixture_alloc(&fx, 0x6000, 96, &S4);  /* born after the peak */
+	fixture_alloc(&fx, 0x7000, 16, &S3);  /* S3 changed again after it */
 	static const struct want_site w2[] = {
 		{ &S1, 2, 192, 32, 32, 1, 0 },
 		{ &S2, 2, 384, 320, 64, 1, 0 },
@@ -334,10 +203,10 @@ test_successive_peaks(void)
 	check_peak(fx.eng, "peak 2", 2, 832);
 
 	/* a third peak: above 832 again, S4 and S3 now in it */
-	alloc(&fx, 0x8000, 800, &S4); /* 208 + 800 = 1008 */
-	release(&fx, 0x4000);	      /* peak 3 at 1008 */
-	release(&fx, 0x8000);
-	release(&fx, 0x6000);
+	fixture_alloc(&fx, 0x8000, 800, &S4); /* 208 + 800 = 1008 */
+	fixture_release(&fx, 0x4000);	      /* peak 3 at 1008 */
+	fixture_release(&fx, 0x8000);
+	fixture_release(&fx, 0x6000);
 	static const struct want_site w3[] = {
 		{ &S1, 2, 192, 32, 0, 0, 0 },
 		{ &S2, 2, 384, 64, 64, 1, 0 },
@@ -355,13 +224,13 @@ static void
 test_peak_inaccuracy(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
-	alloc(&fx, 0x2000, 160, &S2);
-	alloc(&fx, 0x1000, 1600, &S1);
-	release(&fx, 0x2000); /* peak 1 at 1760; next one above 1777 */
-	alloc(&fx, 0x3000, 160, &S2);
-	alloc(&fx, 0x4000, 16, &S3); /* 1776 */
-	release(&fx, 0x4000);	     /* no peak */
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x2000, 160, &S2);
+	fixture_alloc(&fx, 0x1000, 1600, &S1);
+	fixture_release(&fx, 0x2000); /* peak 1 at 1760; next one above 1777 */
+	fixture_alloc(&fx, 0x3000, 160, &S2);
+	fixture_alloc(&fx, 0x4000, 16, &S3); /* 1776 */
+	fixture_release(&fx, 0x4000);	     /* no peak */
 	static const struct want_site w1[] = {
 		{ &S2, 2, 320, 160, 160, 1, 0 },
 		{ &S1, 1, 1600, 1600, 1600, 1, 0 },
@@ -369,8 +238,8 @@ test_peak_inaccuracy(void)
 	};
 	check_sites(fx.eng, "within 1 %", w1, N(w1));
 	check_peak(fx.eng, "within 1 %", 1, 1760);
-	alloc(&fx, 0x5000, 32, &S3); /* 1792 */
-	release(&fx, 0x3000);	     /* peak 2 at 1792 */
+	fixture_alloc(&fx, 0x5000, 32, &S3); /* 1792 */
+	fixture_release(&fx, 0x3000);	     /* peak 2 at 1792 */
 	static const struct want_site w2[] = {
 		{ &S2, 2, 320, 160, 0, 0, 0 },
 		{ &S1, 1, 1600, 1600, 1600, 1, 0 },
@@ -389,10 +258,10 @@ test_peak_at_shrink(void)
 {
 	const char *opts[] = { "--peak-inaccuracy=0", NULL };
 	struct fixture fx;
-	fixture_init(&fx, opts);
-	alloc(&fx, 0x1000, 320, &S1);
-	alloc(&fx, 0x2000, 160, &S2);
-	resize(&fx, 0x1000, 0x1000, 32, &R1); /* peak at 480 */
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x1000, 320, &S1);
+	fixture_alloc(&fx, 0x2000, 160, &S2);
+	fixture_resize(&fx, 0x1000, 0x1000, 32, &R1); /* peak at 480 */
 	static const struct want_site w[] = {
 		{ &S1, 1, 320, 320, 0, 0, 0 },
 		{ &S2, 1, 160, 160, 160, 1, 0 },
@@ -401,8 +270,8 @@ test_peak_at_shrink(void)
 	check_sites(fx.eng, "shrink", w, N(w));
 	check_peak(fx.eng, "shrink", 1, 480);
 	/* a free of the block the realloc moved */
-	alloc(&fx, 0x3000, 800, &S3); /* 992 */
-	resize(&fx, 0x1000, 0x4000, 16, &R2); /* shrink, moved: peak at 992 */
+	fixture_alloc(&fx, 0x3000, 800, &S3); /* 992 */
+	fixture_resize(&fx, 0x1000, 0x4000, 16, &R2); /* shrink, moved: peak at 992 */
 	static const struct want_site w2[] = {
 		{ &S1, 1, 320, 0, 0, 0, 0 },
 		{ &S2, 1, 160, 160, 160, 1, 0 },
@@ -421,12 +290,12 @@ static void
 test_no_peak(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
-	alloc(&fx, 0x1000, 16, &S1);
-	alloc(&fx, 0x2000, 32, &S2);
-	alloc(&fx, 0x3000, 48, &S1);
-	resize(&fx, 0x2000, 0x4000, 64, &R1);
-	resize(&fx, 0x4000, 0x4000, 128, &R1);
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x1000, 16, &S1);
+	fixture_alloc(&fx, 0x2000, 32, &S2);
+	fixture_alloc(&fx, 0x3000, 48, &S1);
+	fixture_resize(&fx, 0x2000, 0x4000, 64, &R1);
+	fixture_resize(&fx, 0x4000, 0x4000, 128, &R1);
 	static const struct want_site w[] = {
 		{ &S1, 2, 64, 64, 64, 2, 0 },
 		{ &S2, 1, 32, 0, 0, 0, 0 },
@@ -445,37 +314,37 @@ static void
 test_temporary(void)
 {
 	struct fixture fx;
-	fixture_init(&fx, NULL);
-	alloc(&fx, 0x1000, 16, &S1);
-	release(&fx, 0x1000);		/* S1: 1 */
-	alloc(&fx, 0x2000, 16, &S1);
-	alloc(&fx, 0x3000, 16, &S2);
-	release(&fx, 0x2000);		/* another alloc between: no */
-	release(&fx, 0x3000);		/* a free between: no */
-	alloc(&fx, 0x9000, 32, &S3);	/* X, kept for a realloc */
-	alloc(&fx, 0x4000, 16, &S2);
-	ev(&fx, HT_EV_THREAD_EXIT, 5, 0, 0, 0, NULL);
-	release(&fx, 0x4000);		/* S2: 1 */
-	alloc(&fx, 0x5000, 16, &S2);
-	ev(&fx, HT_EV_REALLOC_BEGIN, 2, 0, 0x9000, 0, &R1);
-	release(&fx, 0x5000);		/* S2: 2 */
-	ev(&fx, HT_EV_REALLOC, 2, 0xa000, 0x9000, 64, &R1);
-	release(&fx, 0xa000);		/* R1: 1 (moved) */
-	alloc(&fx, 0xb000, 16, &S1);
-	resize(&fx, 0xb000, 0xb000, 48, &R2);
-	release(&fx, 0xb000);		/* R2: 1 (in place); S1 none */
-	resize(&fx, 0, 0xc000, 16, &R2);
-	release(&fx, 0xc000);		/* R2: 2 (realloc(NULL, n)) */
-	alloc(&fx, 0xd000, 16, &S3);
-	release(&fx, 0xdead000);	/* a free of nothing between */
-	release(&fx, 0xd000);		/* no */
-	alloc(&fx, 0xe000, 16, &S3);
-	resize(&fx, 0xe000, 0xf000, 32, &R1); /* S3's block: not freed */
-	release(&fx, 0xf000);		/* R1: 2 */
-	alloc(&fx, 0x10000, 16, &S4);
-	alloc(&fx, 0x11000, 16, &S4);
-	release(&fx, 0x11000);		/* S4: 1 */
-	release(&fx, 0x10000);		/* no */
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x1000, 16, &S1);
+	fixture_release(&fx, 0x1000);		/* S1: 1 */
+	fixture_alloc(&fx, 0x2000, 16, &S1);
+	fixture_alloc(&fx, 0x3000, 16, &S2);
+	fixture_release(&fx, 0x2000);		/* another alloc between: no */
+	fixture_release(&fx, 0x3000);		/* a free between: no */
+	fixture_alloc(&fx, 0x9000, 32, &S3);	/* X, kept for a realloc */
+	fixture_alloc(&fx, 0x4000, 16, &S2);
+	fixture_event(&fx, HT_EV_THREAD_EXIT, 5, 0, 0, 0, NULL);
+	fixture_release(&fx, 0x4000);		/* S2: 1 */
+	fixture_alloc(&fx, 0x5000, 16, &S2);
+	fixture_event(&fx, HT_EV_REALLOC_BEGIN, 2, 0, 0x9000, 0, &R1);
+	fixture_release(&fx, 0x5000);		/* S2: 2 */
+	fixture_event(&fx, HT_EV_REALLOC, 2, 0xa000, 0x9000, 64, &R1);
+	fixture_release(&fx, 0xa000);		/* R1: 1 (moved) */
+	fixture_alloc(&fx, 0xb000, 16, &S1);
+	fixture_resize(&fx, 0xb000, 0xb000, 48, &R2);
+	fixture_release(&fx, 0xb000);		/* R2: 1 (in place); S1 none */
+	fixture_resize(&fx, 0, 0xc000, 16, &R2);
+	fixture_release(&fx, 0xc000);		/* R2: 2 (realloc(NULL, n)) */
+	fixture_alloc(&fx, 0xd000, 16, &S3);
+	fixture_release(&fx, 0xdead000);	/* a free of nothing between */
+	fixture_release(&fx, 0xd000);		/* no */
+	fixture_alloc(&fx, 0xe000, 16, &S3);
+	fixture_resize(&fx, 0xe000, 0xf000, 32, &R1); /* S3's block: not freed */
+	fixture_release(&fx, 0xf000);		/* R1: 2 */
+	fixture_alloc(&fx, 0x10000, 16, &S4);
+	fixture_alloc(&fx, 0x11000, 16, &S4);
+	fixture_release(&fx, 0x11000);		/* S4: 1 */
+	fixture_release(&fx, 0x10000);		/* no */
 	static const struct want_site w[] = {
 		{ &S1, 3, 48, 0, 0, 0, 1 },
 		{ &S2, 3, 48, 0, 0, 0, 2 },
@@ -499,14 +368,14 @@ test_clone(void)
 {
 	const char *opts[] = { "--peak-inaccuracy=0", NULL };
 	struct fixture fx;
-	fixture_init(&fx, opts);
-	alloc(&fx, 0x1000, 160, &S1);
-	alloc(&fx, 0x2000, 320, &S2);
-	release(&fx, 0x1000); /* peak at 480 */
-	alloc(&fx, 0x3000, 16, &S1);
-	release(&fx, 0x3000); /* temporary */
-	alloc(&fx, 0x4000, 64, &S3);
-	ev(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x4000, 0, &R1);
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	fixture_alloc(&fx, 0x1000, 160, &S1);
+	fixture_alloc(&fx, 0x2000, 320, &S2);
+	fixture_release(&fx, 0x1000); /* peak at 480 */
+	fixture_alloc(&fx, 0x3000, 16, &S1);
+	fixture_release(&fx, 0x3000); /* temporary */
+	fixture_alloc(&fx, 0x4000, 64, &S3);
+	fixture_event(&fx, HT_EV_REALLOC_BEGIN, 7, 0, 0x4000, 0, &R1);
 	static const struct want_site w[] = {
 		{ &S1, 2, 176, 160, 0, 0, 1 },
 		{ &S2, 1, 320, 320, 320, 1, 0 },
@@ -521,10 +390,10 @@ test_clone(void)
 
 	/* the child: a new peak of its own, new sites, temporaries */
 	fx.eng = child;
-	alloc(&fx, 0x5000, 800, &S4); /* 1184 */
-	alloc(&fx, 0x6000, 16, &S1);
-	release(&fx, 0x6000);	      /* peak at 1200; S1 temporary */
-	release(&fx, 0x2000);
+	fixture_alloc(&fx, 0x5000, 800, &S4); /* 1184 */
+	fixture_alloc(&fx, 0x6000, 16, &S1);
+	fixture_release(&fx, 0x6000);	      /* peak at 1200; S1 temporary */
+	fixture_release(&fx, 0x2000);
 	static const struct want_site wc[] = {
 		{ &S1, 3, 192, 16, 0, 0, 2 },
 		{ &S2, 1, 320, 320, 0, 0, 0 },
@@ -537,8 +406,8 @@ test_clone(void)
 	/* the parent: its realloc completes, no new peak */
 	fx.eng = parent;
 	check_sites(parent, "parent after the child", w, N(w));
-	ev(&fx, HT_EV_REALLOC, 7, 0x7000, 0x4000, 96, &R1);
-	alloc(&fx, 0x8000, 32, &S2);
+	fixture_event(&fx, HT_EV_REALLOC, 7, 0x7000, 0x4000, 96, &R1);
+	fixture_alloc(&fx, 0x8000, 32, &S2);
 	static const struct want_site wp[] = {
 		{ &S1, 2, 176, 160, 0, 0, 1 },
 		{ &S2, 2, 352, 320, 352, 2, 0 },
@@ -566,15 +435,15 @@ test_ignored(void)
 				       "--peak-inaccuracy=0", NULL };
 		const char *what = compat ? "ignored, compat" : "ignored";
 		struct fixture fx;
-		fixture_init(&fx, opts);
-		alloc(&fx, 0x1000, 16, &SIGN);
-		alloc(&fx, 0x2000, 32, &S1);
-		alloc(&fx, 0x3000, 48, &SONLY);
-		alloc(&fx, 0x4000, 64, &SIGN);
-		release(&fx, 0x4000);	/* SIGN temporary; no peak */
-		alloc(&fx, 0x5000, 80, &SIGN);
-		resize(&fx, 0x5000, 0x6000, 96, &R2);
-		resize(&fx, 0x1000, 0x1000, 112, &SIGN);
+		fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+		fixture_alloc(&fx, 0x1000, 16, &SIGN);
+		fixture_alloc(&fx, 0x2000, 32, &S1);
+		fixture_alloc(&fx, 0x3000, 48, &SONLY);
+		fixture_alloc(&fx, 0x4000, 64, &SIGN);
+		fixture_release(&fx, 0x4000);	/* SIGN temporary; no peak */
+		fixture_alloc(&fx, 0x5000, 80, &SIGN);
+		fixture_resize(&fx, 0x5000, 0x6000, 96, &R2);
+		fixture_resize(&fx, 0x1000, 0x1000, 112, &SIGN);
 		static const struct want_site w[] = {
 			{ &SIGN, 4, 272, 112, 112, 1, 1 },
 			{ &S1, 1, 32, 32, 32, 1, 0 },

@@ -256,7 +256,7 @@ seize_pass(struct tracer *t, struct tproc *p, long options, char *err,
 					 strerror(e2));
 			return -e2;
 		}
-		tracee_add(t, tid, p);
+		lifecycle_thread_add(t, tid, p);
 		added++;
 	}
 	closedir(d);

@@ -134,7 +134,7 @@ on_exec(struct tracer *t, struct tracee *tc)
 		tracer_drop_other_threads(t, p, tc->tid);
 		alloc_pending_clear(tc);
 		tracer_end_profile(t, p);
-		proc_exec_reset(p);
+		lifecycle_proc_exec(p);
 	}
 	held(tc, false);
 }
@@ -152,7 +152,7 @@ note(struct tracer *t, pid_t tid, int status)
 		return;
 	if (!tc) {
 		/* a new task before its creator's event: held there */
-		tc = tracee_add(t, tid, NULL);
+		tc = lifecycle_thread_add(t, tid, NULL);
 		tc->held = true;
 		held(tc, false);
 		return;
@@ -452,7 +452,7 @@ release_threads(struct tracer *t)
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		ptrace(PTRACE_DETACH, tc->tid, NULL,
 		       (void *)(uintptr_t)tc->detach_sig);
-		tracee_remove(t, tc);
+		lifecycle_thread_remove(t, tc);
 		pos = 0; /* the map changed */
 	}
 }

@@ -170,7 +170,7 @@ launch_spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
 	}
 	t->target = pid;
 	struct tproc *p = proc_new(t, pid);
-	tracee_add(t, pid, p);
+	lifecycle_thread_add(t, pid, p);
 	ssize_t w = write(sync[1], "x", 1);
 	(void)w;
 	close(sync[1]);

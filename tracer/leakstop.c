@@ -54,6 +54,20 @@ leakstop_reset(struct tproc *p)
 	p->leak_checked = false;
 }
 
+void
+leakstop_fork(struct tproc *child, const struct tproc *parent)
+{
+	child->exit_sps = NULL; /* leakstop_reset would free the parent's */
+	leakstop_reset(child);
+	/* The exited threads' stacks are the child's memory too, left as
+	   they were. */
+	child->exit_sps = ht_xmemdup_array(parent->exit_sps,
+					   parent->n_exit_sps,
+					   parent->n_exit_sps,
+					   sizeof(*parent->exit_sps));
+	child->n_exit_sps = child->cap_exit_sps = parent->n_exit_sps;
+}
+
 static void
 exit_sp_add(struct tproc *p, uint64_t sp)
 {

@@ -78,14 +78,3 @@ perfcount_process(struct tracer *t, const struct tproc *p)
 	}
 	return sum > 0 ? (uint64_t)sum : 0;
 }
-
-uint64_t
-tracer_clock(struct tracer *t, const struct tproc *p)
-{
-	/* Bytes are counted by the engine: no clock to read per event. */
-	if (t->opt->time_unit == HT_TIME_B)
-		return 0;
-	if (t->opt->time_unit == HT_TIME_I)
-		return perfcount_process(t, p);
-	return tracer_now_ms(t);
-}

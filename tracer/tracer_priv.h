@@ -185,6 +185,7 @@ struct tracer {
 	struct stopall *holding;  /* every thread of a process is held by
 				     this stopall already (attach's set-up):
 				     patching must not stop them again */
+	const struct inline_client *inline_client; /* tracer_init's */
 };
 
 /* ---- loop.c: the event loop ---- */
@@ -218,8 +219,11 @@ void leakstop_on_exit_stop(struct tracer *t, struct tracee *tc);
 /* P is about to be let go (detach), TID one of its threads, all held:
    the sink's leak_check sees P unless it saw it already. */
 void leakstop_on_detach(struct tracer *t, struct tproc *p, pid_t tid);
-/* Forget P's leak check state (exec, fork child, free). */
+/* Forget P's leak check state (exec, free). */
 void leakstop_reset(struct tproc *p);
+/* CHILD was just forked from PARENT: its own leak check state, with the
+   exited threads' stacks PARENT had (the same memory). */
+void leakstop_fork(struct tproc *child, const struct tproc *parent);
 
 /* ---- attach.c / detach.c: profiling a running process ---- */
 /* Let every thread of every traced process go, leaving each exactly as
@@ -325,12 +329,12 @@ void inject_forget(struct tproc *p, pid_t tid);
 /* Find a "syscall" instruction in an executable mapping of P. 0 or
    -ENOENT. */
 int inject_find_syscall(struct tproc *p);
-
-/* ---- probe.c: breakpoints and scratch pages ---- */
 /* Room for LEN bytes of code within rel32 reach of NEAR in P, mapping a
    scratch page when needed (TID stopped safely). 0 or -errno. */
 int scratch_alloc(struct tproc *p, pid_t tid, uint64_t near, size_t len,
 		  uint64_t *addr);
+
+/* ---- probe.c: breakpoints ---- */
 /* Plant a probe at ADDR in P (TID stopped at a safe stop, for injecting a
    scratch page within reach when needed). Returns 0 or -errno/-HT_E_*. */
 int probe_plant(struct tproc *p, pid_t tid, uint64_t addr, enum probe_role role,
@@ -386,6 +390,20 @@ void alloc_pending_clear(struct tracee *tc);
 
 /* ---- inline.c: the inline event path ---- */
 struct inline_proc;
+/* What a ring carries that the inline path delivers but does not
+   interpret: records whose meaning is a concern above it. The session
+   sets it (tracer_init) before any ring is made. */
+struct inline_client {
+	/* A NOTIFY record: ld.so changed its link map, TID waiting in its
+	   stub (loader_debug_state). */
+	int (*debug_state)(struct tracer *t, struct tproc *p, pid_t tid,
+			   bool stopped);
+	/* A page call record: describe it as *EV, false for none
+	   (pagecalls_describe_inline). */
+	bool (*describe_page)(struct tproc *p, unsigned fn,
+			      const uint64_t args[3], uint64_t rv,
+			      struct ht_event *ev);
+};
 /* Give P a ring and the stub blob (near NEAR); TID stopped safely. */
 int inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near);
 /* One allocator entry for inline_patch. */
@@ -536,6 +554,24 @@ void proc_exec_reset(struct tproc *p);
 struct tracee *tracee_get(struct tracer *t, pid_t tid);
 struct tracee *tracee_add(struct tracer *t, pid_t tid, struct tproc *p);
 void tracee_remove(struct tracer *t, struct tracee *tc);
+
+/* ---- lifecycle.c: a process or thread across every concern ---- */
+/* A new thread TID of P (NULL: not known yet), its counter opened. */
+struct tracee *lifecycle_thread_add(struct tracer *t, pid_t tid,
+				    struct tproc *p);
+/* TC is gone or let go: drop its state in every concern, then its
+   record. */
+void lifecycle_thread_remove(struct tracer *t, struct tracee *tc);
+/* PARENT forked CHILD: its record, a copy of PARENT's. */
+struct tproc *lifecycle_proc_fork(struct tracer *t, struct tproc *parent,
+				  pid_t child);
+/* P has a new program image (exec): reset every concern's state. */
+void lifecycle_proc_exec(struct tproc *p);
+/* P is gone or let go: drop its state in every concern, then its record
+   (NULL: nothing). */
+void lifecycle_proc_free(struct tracer *t, struct tproc *p);
+
+/* ---- clock.c: the session's clock ---- */
 /* Milliseconds since the tracer started. */
 uint64_t tracer_now_ms(const struct tracer *t);
 

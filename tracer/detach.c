@@ -23,7 +23,7 @@
    kernel restarts it when they run on. Threads and processes created
    meanwhile (clone, fork) are held at their first stop and let go the
    same way, a fork child that had no ring of its own yet included. */
-#include "tracer_priv.h"
+#include "tracer/session.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -37,6 +37,11 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/inline.h"
+#include "tracer/leak/leak.h"
+#include "tracer/pages/pages.h"
+#include "tracer/probes/probes.h"
+#include "tracer/target/target.h"
 
 #define QUIESCE_TIMEOUT_MS 5000
 #define STACK_SCAN (256 * 1024) /* bytes above each stack pointer searched

@@ -5,7 +5,13 @@
    allocator stops' pending calls, the page calls, the leak check and the
    inline path. It sits above all of them so that none of them, nor the
    tables, calls another concern's teardown. */
-#include "tracer_priv.h"
+#include "tracer/session.h"
+
+#include "tracer/inline/inline.h"
+#include "tracer/leak/leak.h"
+#include "tracer/measure/measure.h"
+#include "tracer/pages/pages.h"
+#include "tracer/probes/probes.h"
 
 struct tracee *
 lifecycle_thread_add(struct tracer *t, pid_t tid, struct tproc *p)

@@ -3,7 +3,7 @@
    each stop classified, handled, and the thread resumed exactly as it would
    have run without us (signals passed on, group-stops kept, exit statuses
    reported). */
-#include "tracer_priv.h"
+#include "tracer/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +20,11 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/inline.h"
+#include "tracer/leak/leak.h"
+#include "tracer/measure/measure.h"
+#include "tracer/pages/pages.h"
+#include "tracer/probes/probes.h"
 
 #define RECORD_WAIT_NS 2000000ULL /* for a thread finishing a record */
 #define UNPOLLED_WAIT_US 100000 /* a wait SIGCHLD ends: only a safety net */

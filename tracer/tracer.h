@@ -14,7 +14,7 @@
 #include "common/event.h"
 #include "common/options.h"
 #include "common/unwind_rule.h"
-#include "tracer/leakroots.h"
+#include "tracer/leak/leakroots.h"
 
 /* The stack as captured at an allocator's entry, for unwinding. Borrowed
    for the duration of the callback. */

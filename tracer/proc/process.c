@@ -6,7 +6,7 @@
    that (counters, pending calls, rings, the leak check's stacks) is
    created and dropped by lifecycle.c, above every concern: the tables
    call none of them. */
-#include "tracer_priv.h"
+#include "tracer/proc/proc.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
    the process's threads, plus what its exited threads and, for a forked
    child, its parent had counted. Machines without such a counter (most
    VMs) make heaptrace record milliseconds instead. */
-#include "tracer_priv.h"
+#include "tracer/measure/measure.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

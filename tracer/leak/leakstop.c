@@ -21,7 +21,7 @@
    An exec ends no process here: the threads exec kills go through the
    stop, but the thread that execs does not, so the count never completes
    (memcheck makes no leak check at an exec either). */
-#include "tracer_priv.h"
+#include "tracer/leak/leak.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -33,6 +33,7 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/inline.h"
 
 #define RECORD_WAIT_NS 2000000ULL /* a record some thread was writing */
 #define MAX_OWN 64

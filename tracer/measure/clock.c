@@ -4,7 +4,7 @@
    target's instructions: perfcount.c). Its own file because every event
    source reads it, and the tables of processes and threads must not
    depend on what reads it. */
-#include "tracer_priv.h"
+#include "tracer/measure/measure.h"
 
 #include <time.h>
 

@@ -7,7 +7,7 @@
    patched safely keep an int3 probe; the two paths mix freely because both
    are drained or handled in ring/stop order (every stop of a process first
    drains its ring). */
-#include "inline_priv.h"
+#include "tracer/inline/inline_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +26,8 @@
 #include "tracer/inline/stub_blob.h"
 #include "tracer/inline/tramp.h"
 #include "tracer/inline/tsc.h"
+#include "tracer/measure/measure.h"
+#include "tracer/target/target.h"
 
 #define THREAD_CAP 1024
 /* Rule-table entries (32 bytes each), at most half of them used: lookup
@@ -998,12 +1000,6 @@ inline_free(struct tproc *p)
 	tracer_ring_free(ip->ring);
 	free(ip->vforks);
 	free(ip);
-}
-
-const char *
-inline_summary(const struct tproc *p)
-{
-	return p->inl && p->inl->n_patches ? "inline" : NULL;
 }
 
 /* ---- fork ---- */

@@ -4,7 +4,7 @@
    runs out of line from a slot in a scratch page (inject.c: mapped into
    the target by an injected mmap, within a rel32 reach of the code it
    serves), or is emulated when it is a branch. */
-#include "tracer_priv.h"
+#include "tracer/probes/probes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/target/target.h"
 
 int
 probe_ensure_trampolines(struct tproc *p, pid_t tid)

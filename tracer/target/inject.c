@@ -25,7 +25,7 @@
    orig_rax is set to -1 so that a thread stopped inside an
    interrupted system call does not have that call "restarted" into ours;
    its own call is restarted when its registers are put back. */
-#include "tracer_priv.h"
+#include "tracer/target/target.h"
 
 #include <errno.h>
 #include <signal.h>

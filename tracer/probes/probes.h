@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The allocator's calls caught by breakpoints: finding the allocator once
-   libraries are mapped (loader.c, which hooks each function inline when it
-   can: inline/), planting int3 probes (probe.c), and handling their stops
-   (alloc.c). Reads and patches the target through target/. */
+/* Hooking the allocator: finding the functions the program really binds
+   once its libraries are mapped, and hooking each inline (inline/) when it
+   can, else with an int3 probe (loader.c); planting those probes
+   (probe.c); and handling their stops (alloc.c). Reads and patches the
+   target through target/. */
 #ifndef HT_TRACER_PROBES_PROBES_H
 #define HT_TRACER_PROBES_PROBES_H
 

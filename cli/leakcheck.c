@@ -12,7 +12,7 @@
 #include "common/u64map.h"
 #include "common/xalloc.h"
 #include "output/leakreport.h"
-#include "tracer/leakroots.h"
+#include "tracer/leak/leakroots.h"
 
 #define MAX_DESC_LINES 512 /* frames printed per loss record, inlined too */
 

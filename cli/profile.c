@@ -26,7 +26,7 @@
 #include "snapshot/snapshot.h"
 #include "symbols/session.h"
 #include "symbols/table.h"
-#include "tracer/elfsym.h"
+#include "tracer/target/elfsym.h"
 
 struct profile {
 	pid_t pid;

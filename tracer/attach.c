@@ -26,7 +26,7 @@
    entering: their returns are not reported, and the blocks they (and
    everything before the attach) made are unknown to the engine, which
    counts a free of an unknown block as nothing. */
-#include "tracer_priv.h"
+#include "tracer/session.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +38,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "tracer/inline/inline.h"
+#include "tracer/leak/leak.h"
+#include "tracer/pages/pages.h"
+#include "tracer/probes/probes.h"
 
 /* Options every seized thread gets; no PTRACE_O_EXITKILL: a tracer that
    dies must not take the process with it. */
@@ -256,7 +260,7 @@ seize_pass(struct tracer *t, struct tproc *p, long options, char *err,
 					 strerror(e2));
 			return -e2;
 		}
-		tracee_add(t, tid, p);
+		lifecycle_thread_add(t, tid, p);
 		added++;
 	}
 	closedir(d);

@@ -23,7 +23,7 @@
    kernel restarts it when they run on. Threads and processes created
    meanwhile (clone, fork) are held at their first stop and let go the
    same way, a fork child that had no ring of its own yet included. */
-#include "tracer_priv.h"
+#include "tracer/session.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -37,6 +37,11 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/inline.h"
+#include "tracer/leak/leak.h"
+#include "tracer/pages/pages.h"
+#include "tracer/probes/probes.h"
+#include "tracer/target/target.h"
 
 #define QUIESCE_TIMEOUT_MS 5000
 #define STACK_SCAN (256 * 1024) /* bytes above each stack pointer searched
@@ -134,7 +139,7 @@ on_exec(struct tracer *t, struct tracee *tc)
 		tracer_drop_other_threads(t, p, tc->tid);
 		alloc_pending_clear(tc);
 		tracer_end_profile(t, p);
-		proc_exec_reset(p);
+		lifecycle_proc_exec(p);
 	}
 	held(tc, false);
 }
@@ -152,7 +157,7 @@ note(struct tracer *t, pid_t tid, int status)
 		return;
 	if (!tc) {
 		/* a new task before its creator's event: held there */
-		tc = tracee_add(t, tid, NULL);
+		tc = lifecycle_thread_add(t, tid, NULL);
 		tc->held = true;
 		held(tc, false);
 		return;
@@ -452,7 +457,7 @@ release_threads(struct tracer *t)
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		ptrace(PTRACE_DETACH, tc->tid, NULL,
 		       (void *)(uintptr_t)tc->detach_sig);
-		tracee_remove(t, tc);
+		lifecycle_thread_remove(t, tc);
 		pos = 0; /* the map changed */
 	}
 }

@@ -13,7 +13,7 @@
    wait. Without futex_waitv (before Linux 5.16) the wait is the plain
    sigtimedwait of SIGCHLD, and a stub's question waits for the back-off
    (at most a millisecond while a program runs). */
-#include "tracer_priv.h"
+#include "tracer/session.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "tracer/inline/inline.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449

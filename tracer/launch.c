@@ -3,7 +3,7 @@
    typo gets a clear error, not a profile of nothing), then forking a child
    that waits until the tracer has seized it before it execs (and, with
    --pages-as-heap=yes, installs the seccomp filter first: seccomp.c). */
-#include "tracer_priv.h"
+#include "tracer/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,11 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "tracer/leak/leak.h"
+#include "tracer/pages/pages.h"
+
+/* What failed in the child before the program ran. */
+enum launch_stage { LAUNCH_EXEC, LAUNCH_SECCOMP };
 
 /* Resolve NAME through PATH as execvp would, into OUT. */
 static int
@@ -170,7 +175,7 @@ launch_spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
 	}
 	t->target = pid;
 	struct tproc *p = proc_new(t, pid);
-	tracee_add(t, pid, p);
+	lifecycle_thread_add(t, pid, p);
 	ssize_t w = write(sync[1], "x", 1);
 	(void)w;
 	close(sync[1]);

@@ -3,7 +3,7 @@
    each stop classified, handled, and the thread resumed exactly as it would
    have run without us (signals passed on, group-stops kept, exit statuses
    reported). */
-#include "tracer_priv.h"
+#include "tracer/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +20,11 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/inline.h"
+#include "tracer/leak/leak.h"
+#include "tracer/measure/measure.h"
+#include "tracer/pages/pages.h"
+#include "tracer/probes/probes.h"
 
 #define RECORD_WAIT_NS 2000000ULL /* for a thread finishing a record */
 #define UNPOLLED_WAIT_US 100000 /* a wait SIGCHLD ends: only a safety net */
@@ -470,7 +475,7 @@ tracer_on_new_task(struct tracer *t, struct tracee *tc, int event)
 	if (event != PTRACE_EVENT_CLONE) {
 		uint64_t parent_count = t->opt->time_unit == HT_TIME_I
 			? perfcount_process(t, tc->proc) : 0;
-		p = proc_fork(t, tc->proc, child);
+		p = lifecycle_proc_fork(t, tc->proc, child);
 		p->insn_base = (int64_t)parent_count;
 		if (tc->proc->profiling && watch_defers_fork(tc->proc)) {
 			ht_debug("process %d: forked by the wrapper %d: not "
@@ -490,7 +495,7 @@ tracer_on_new_task(struct tracer *t, struct tracee *tc, int event)
 		ntc->held = false;
 		perfcount_thread_start(t, ntc);
 	} else if (!ntc) {
-		ntc = tracee_add(t, child, p);
+		ntc = lifecycle_thread_add(t, child, p);
 	}
 	if (event != PTRACE_EVENT_CLONE)
 		copy_pending(ntc, tc);
@@ -523,7 +528,7 @@ tracer_drop_other_threads(struct tracer *t, struct tproc *p, pid_t keep)
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		tracee_remove(t, tracee_get(t, gone[i]));
+		lifecycle_thread_remove(t, tracee_get(t, gone[i]));
 	free(gone);
 }
 
@@ -562,9 +567,9 @@ on_exec(struct tracer *t, struct tracee *tc)
 		if (!t->opt->trace_children) {
 			/* Valgrind stops following a program at its exec. */
 			ptrace(PTRACE_DETACH, tc->tid, NULL, NULL);
-			tracee_remove(t, tc);
+			lifecycle_thread_remove(t, tc);
 			if (p->n_threads == 0)
-				proc_free(t, p);
+				lifecycle_proc_free(t, p);
 			return;
 		}
 	}
@@ -579,7 +584,7 @@ on_exec(struct tracer *t, struct tracee *tc)
 			ht_debug("thread %d: after exec: %s", (int)tc->tid,
 				 ht_strerror(e));
 	}
-	proc_exec_reset(p);
+	lifecycle_proc_exec(p);
 	p->insn_base = 0;
 	if (t->opt->time_unit == HT_TIME_I)
 		p->insn_base = -(int64_t)perfcount_process(t, p);
@@ -626,7 +631,7 @@ tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 			};
 			t->sink->event(t->sink->ctx, p->pid, &ev);
 		}
-		tracee_remove(t, tc);
+		lifecycle_thread_remove(t, tc);
 	}
 	if (p && tid == p->pid)
 		inline_drain(t, p, RECORD_WAIT_NS);
@@ -635,7 +640,7 @@ tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 	if (p && tid == p->pid) {
 		tracer_end_profile(t, p);
 		unprofiled_end(p->pid, false);
-		proc_free(t, p);
+		lifecycle_proc_free(t, p);
 	}
 }
 
@@ -728,7 +733,7 @@ dispatch(struct tracer *t, pid_t tid, int status)
 	if (!tc) {
 		/* A new thread or child reporting before its creator's
 		   event: hold it until we know which process it joins. */
-		tc = tracee_add(t, tid, NULL);
+		tc = lifecycle_thread_add(t, tid, NULL);
 		tc->held = true;
 		return;
 	}
@@ -760,8 +765,8 @@ tracer_fini(struct tracer *t)
 	}
 	pos = 0;
 	while (u64map_next(&t->procs, &pos, &key, &val)) {
-		proc_free(t, (struct tproc *)(uintptr_t)val);
-		pos = 0; /* proc_free removed it from the map */
+		lifecycle_proc_free(t, (struct tproc *)(uintptr_t)val);
+		pos = 0; /* lifecycle_proc_free removed it from the map */
 	}
 	u64map_fini(&t->tracees);
 	u64map_fini(&t->procs);
@@ -769,12 +774,19 @@ tracer_fini(struct tracer *t)
 	free(t->pcs_scratch);
 }
 
+/* The records a ring carries for concerns above the inline path. */
+static const struct inline_client inline_client = {
+	.debug_state = loader_debug_state,
+	.describe_page = pagecalls_describe_inline,
+};
+
 void
 tracer_init(struct tracer *t, const struct ht_options *opt,
 	    const struct tracer_sink *sink)
 {
 	*t = (struct tracer){ .opt = opt, .sink = sink,
-			      .resume_req = PTRACE_CONT };
+			      .resume_req = PTRACE_CONT,
+			      .inline_client = &inline_client };
 	u64map_init(&t->tracees);
 	u64map_init(&t->procs);
 	t->max_pcs = opt->depth + 50;

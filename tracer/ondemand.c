@@ -3,7 +3,10 @@
    far of every traced process. The handler only raises a flag; the event
    loop serves it between two events, with every ring drained first so
    that the profile holds every call made before the request. */
-#include "tracer_priv.h"
+#include "tracer/session.h"
+
+#include "tracer/inline/inline.h"
+#include "tracer/measure/measure.h"
 
 #include <errno.h>
 #include <setjmp.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tracer: runs a target under ptrace, follows its threads, forks and
    execs, and reports every completed allocator call as an event. How calls
-   are intercepted is a backend's business (tracer_priv.h); what comes out
+   are intercepted is a backend's business (probes/, inline/); what comes out
    is the same struct ht_event whatever the backend. */
 #ifndef HT_TRACER_TRACER_H
 #define HT_TRACER_TRACER_H
@@ -14,7 +14,7 @@
 #include "common/event.h"
 #include "common/options.h"
 #include "common/unwind_rule.h"
-#include "tracer/leakroots.h"
+#include "tracer/leak/leakroots.h"
 
 /* The stack as captured at an allocator's entry, for unwinding. Borrowed
    for the duration of the callback. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The in-process stand-in for the tracer (stubenv.h). Its answers to the
-   stubs' questions follow tracer/inline.c (answer, on_notify, on_rule,
+   stubs' questions follow tracer/inline/inline.c (answer, on_notify, on_rule,
    rule_lookahead, rules_from_copy), with this process's own threads and
    rules in place of a target's. */
 #include "stubenv.h"
@@ -28,7 +28,7 @@ struct collector coll;
 #define TRAMP_STRIDE 32
 
 /* Most of a waiting thread's stack a RULE answer reads, as the tracer's
-   look-ahead (LOOKAHEAD_STACK in tracer/inline.c). */
+   look-ahead (LOOKAHEAD_STACK in tracer/inline/inline.c). */
 #define LOOKAHEAD_STACK (64 * 1024)
 
 /* How long a test may wait for the consumer before the harness gives up
@@ -195,7 +195,7 @@ env_rules_reset(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
-/* ---- The tracer's answers (tracer/inline.c, answer) ---- */
+/* ---- The tracer's answers (tracer/inline/inline.c, answer) ---- */
 
 /* Publish the rule of lookup pc PC, from env.on_rule (rule_publish).
    False when there is none. */

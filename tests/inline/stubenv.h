@@ -2,7 +2,7 @@
 /* What the inline-stub tests share: the blob and its trampolines mapped
    executable in this very process (no ptrace), a stand-in for the tracer
    that fills thread entries, drains the ring and answers the stubs'
-   questions (NOTIFY, THREAD, RULE records) as tracer/inline.c does, a
+   questions (NOTIFY, THREAD, RULE records) as tracer/inline/inline.c does, a
    consumer thread to run it, a collector for drained records, and an
    assembly helper that calls through a trampoline with chosen
    callee-saved registers and stack contents.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Inline patching in a multithreaded process (tracer/stopall.c): RUNS runs
+# Inline patching in a multithreaded process (tracer/proc/stopall.c): RUNS runs
 # of progs/latebind.c, whose allocator heaptrace binds only when it dlopens
-# LIB (HEAPTRACE_TEST_BIND_WITH, tracer/loader.c), while four threads call
+# LIB (HEAPTRACE_TEST_BIND_WITH, tracer/probes/loader.c), while four threads call
 # every malloc-family function in a loop. Each run must
 #  - exit 0 (the program checks every block it fills) within the time limit;
 #  - patch every entry in one go, with the four threads stopped ("patching

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "tests/check.h"
-#include "tracer/elfsym.h"
+#include "tracer/target/elfsym.h"
 
 struct found {
 	const char *suffix;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tracer/leakroots.c: root selection from hand-made maps texts (each
+/* tracer/leak/leakroots.c: root selection from hand-made maps texts (each
    memcheck rule: permissions, kernel and device mappings, heaptrace's own
    pages, stacks cut at the lowest SP minus the red zone, live blocks cut
    out, edges), the memory reader on this process (a short read at an
@@ -25,7 +25,7 @@
 
 #include "snapshot/leak.h"
 #include "tests/check.h"
-#include "tracer/leakroots.h"
+#include "tracer/leak/leakroots.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HAVE_ASAN 1

@@ -18,7 +18,7 @@
 #include "tests/check.h"
 #include "tests/tracer_arch/bytes.h"
 #include "tracer/arch/arch.h"
-#include "tracer/elfsym.h"
+#include "tracer/target/elfsym.h"
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"

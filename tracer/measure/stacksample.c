@@ -7,8 +7,9 @@
    between. The size is the top of the mapping holding the stack pointer
    minus the stack pointer; the engine takes a thread's first sample as its
    base line, as Massif takes the stack at start-up as empty. */
-#include "tracer_priv.h"
+#include "tracer/measure/measure.h"
 
+#include "tracer/target/target.h"
 
 struct stack_find {
 	uint64_t sp;

@@ -3,7 +3,7 @@
    and process_vm_writev, one system call whatever the size; code pages are
    read-only, so code goes through /proc/PID/mem (the kernel's FOLL_FORCE
    path for tracers) with PTRACE_POKEDATA as the fallback. */
-#include "tracer_priv.h"
+#include "tracer/target/target.h"
 
 #include <errno.h>
 #include <string.h>

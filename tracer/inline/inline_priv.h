@@ -5,9 +5,8 @@
 #ifndef HT_TRACER_INLINE_PRIV_H
 #define HT_TRACER_INLINE_PRIV_H
 
-#include "tracer_priv.h"
-
 #include "tracer/inline/consumer.h"
+#include "tracer/inline/inline.h"
 
 struct inline_patch {
 	uint64_t addr;

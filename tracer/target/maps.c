@@ -3,7 +3,7 @@
    time, for everything the tracer needs to know about where things are:
    an object's extent, the file at an address, a thread's stack, code to
    borrow a syscall instruction from. */
-#include "tracer_priv.h"
+#include "tracer/target/target.h"
 
 #include <errno.h>
 #include <stdio.h>

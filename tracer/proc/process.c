@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The tables of traced processes and threads, with one owner and one
-   teardown each. Records are allocated individually so pointers to them
-   stay valid while the tables grow. */
-#include "tracer_priv.h"
+/* The tables of traced processes and threads: their records created,
+   copied for a fork, reset for an exec and freed, with the memory the
+   records own. Records are allocated individually so pointers to them stay
+   valid while the tables grow. What each concern keeps in a record beyond
+   that (counters, pending calls, rings, the leak check's stacks) is
+   created and dropped by lifecycle.c, above every concern: the tables
+   call none of them. */
+#include "tracer/proc/proc.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/xalloc.h"
@@ -47,14 +50,7 @@ proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 	u64map_copy(&p->probe_at, &parent->probe_at);
 	u64map_copy(&p->objects_seen, &parent->objects_seen);
 	p->n_threads = 0;
-	p->exit_sps = NULL; /* leakstop_reset would free the parent's */
-	leakstop_reset(p);
-	/* The exited threads' stacks are the child's memory too, left as
-	   they were. */
-	p->exit_sps = ht_xmemdup_array(parent->exit_sps, parent->n_exit_sps,
-				       parent->n_exit_sps,
-				       sizeof(*parent->exit_sps));
-	p->n_exit_sps = p->cap_exit_sps = parent->n_exit_sps;
+	p->exit_sps = NULL; /* the parent's: leakstop_fork copies them */
 	p->profiling = false;
 	p->inl = NULL; /* its ring is made at its first stop */
 	p->detaching = false;
@@ -82,8 +78,6 @@ proc_exec_reset(struct tproc *p)
 	memset(p->bound, 0, sizeof(p->bound));
 	p->exit_bound = false;
 	p->setup_done = false;
-	leakstop_reset(p);
-	inline_free(p);
 	if (p->mem_fd >= 0)
 		close(p->mem_fd);
 	p->mem_fd = open_mem(p->pid);
@@ -95,8 +89,6 @@ proc_free(struct tracer *t, struct tproc *p)
 	if (!p)
 		return;
 	u64map_remove(&t->procs, (uint64_t)p->pid, NULL);
-	leakstop_reset(p);
-	inline_free(p);
 	if (p->mem_fd >= 0)
 		close(p->mem_fd);
 	free(p->probes);
@@ -119,9 +111,9 @@ tracee_add(struct tracer *t, pid_t tid, struct tproc *p)
 	struct tracee *tc = ht_xcalloc(1, sizeof(*tc));
 	tc->tid = tid;
 	tc->proc = p;
+	tc->insn_fd = -1; /* no counter until perfcount_thread_start */
 	if (p)
 		p->n_threads++;
-	perfcount_thread_start(t, tc);
 	u64map_put(&t->tracees, (uint64_t)tid, (uint64_t)(uintptr_t)tc);
 	return tc;
 }
@@ -130,23 +122,11 @@ void
 tracee_remove(struct tracer *t, struct tracee *tc)
 {
 	u64map_remove(&t->tracees, (uint64_t)tc->tid, NULL);
-	perfcount_thread_end(tc);
 	if (tc->proc) {
 		tc->proc->n_threads--;
 		if (tc->exit_stopped)
 			tc->proc->n_exit_stopped--;
 	}
-	alloc_pending_clear(tc);
-	pagecalls_clear(tc);
 	free(tc->pending);
 	free(tc);
-}
-
-uint64_t
-tracer_now_ms(const struct tracer *t)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-	return ms - t->t0_ms;
 }

@@ -4,7 +4,7 @@
    the process's threads, plus what its exited threads and, for a forked
    child, its parent had counted. Machines without such a counter (most
    VMs) make heaptrace record milliseconds instead. */
-#include "tracer_priv.h"
+#include "tracer/measure/measure.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -77,15 +77,4 @@ perfcount_process(struct tracer *t, const struct tproc *p)
 			sum += (int64_t)counter_read(tc->insn_fd);
 	}
 	return sum > 0 ? (uint64_t)sum : 0;
-}
-
-uint64_t
-tracer_clock(struct tracer *t, const struct tproc *p)
-{
-	/* Bytes are counted by the engine: no clock to read per event. */
-	if (t->opt->time_unit == HT_TIME_B)
-		return 0;
-	if (t->opt->time_unit == HT_TIME_I)
-		return perfcount_process(t, p);
-	return tracer_now_ms(t);
 }

@@ -21,7 +21,7 @@
    An exec ends no process here: the threads exec kills go through the
    stop, but the thread that execs does not, so the count never completes
    (memcheck makes no leak check at an exec either). */
-#include "tracer_priv.h"
+#include "tracer/leak/leak.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -33,6 +33,7 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/inline.h"
 
 #define RECORD_WAIT_NS 2000000ULL /* a record some thread was writing */
 #define MAX_OWN 64
@@ -52,6 +53,20 @@ leakstop_reset(struct tproc *p)
 	p->n_exit_stopped = 0;
 	p->have_ender_regs = false;
 	p->leak_checked = false;
+}
+
+void
+leakstop_fork(struct tproc *child, const struct tproc *parent)
+{
+	child->exit_sps = NULL; /* leakstop_reset would free the parent's */
+	leakstop_reset(child);
+	/* The exited threads' stacks are the child's memory too, left as
+	   they were. */
+	child->exit_sps = ht_xmemdup_array(parent->exit_sps,
+					   parent->n_exit_sps,
+					   parent->n_exit_sps,
+					   sizeof(*parent->exit_sps));
+	child->n_exit_sps = child->cap_exit_sps = parent->n_exit_sps;
 }
 
 static void

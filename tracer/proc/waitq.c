@@ -6,7 +6,7 @@
    they are kept here, in the order waitpid gave them, and the loop takes
    them before it calls waitpid again, so it sees every event once and in
    order. */
-#include "tracer_priv.h"
+#include "tracer/proc/proc.h"
 
 #include <stdlib.h>
 

@@ -11,7 +11,7 @@
    entry), then, resumed with PTRACE_SYSCALL once, its exit, where the
    result says whether it happened; then the thread is continued as usual,
    so no other system call stops. */
-#include "tracer_priv.h"
+#include "tracer/pages/pages.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,7 +23,10 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/inline/inline.h"
 #include "tracer/inline/ring.h"
+#include "tracer/measure/measure.h"
+#include "tracer/target/target.h"
 
 #define X32_SYSCALL_BIT 0x40000000UL
 #define PAGE_SIZE_4K 4096ULL

@@ -7,7 +7,7 @@
    patched safely keep an int3 probe; the two paths mix freely because both
    are drained or handled in ring/stop order (every stop of a process first
    drains its ring). */
-#include "inline_priv.h"
+#include "tracer/inline/inline_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +26,8 @@
 #include "tracer/inline/stub_blob.h"
 #include "tracer/inline/tramp.h"
 #include "tracer/inline/tsc.h"
+#include "tracer/measure/measure.h"
+#include "tracer/target/target.h"
 
 #define THREAD_CAP 1024
 /* Rule-table entries (32 bytes each), at most half of them used: lookup
@@ -679,7 +681,7 @@ on_notify(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 {
 	uint64_t pos = rec->args[0];
 	if (rec->kind == RING_REC_NOTIFY) {
-		loader_debug_state(t, p, (pid_t)rec->tid, false);
+		t->inline_client->debug_state(t, p, (pid_t)rec->tid, false);
 		rules_preload(t, p, ip);
 	}
 	struct tracee *tc = tracee_get(t, (pid_t)rec->tid);
@@ -762,13 +764,14 @@ innermost(const struct inline_proc *ip, const struct ring_record *rec,
 
 /* The event IT reports for P into *EV, stack aside; false for none. */
 static bool
-record_event(struct tproc *p, const struct tracer_ring_item *it,
-	     struct ht_event *ev)
+record_event(struct tracer *t, struct tproc *p,
+	     const struct tracer_ring_item *it, struct ht_event *ev)
 {
 	*ev = it->ev;
 	if (it->rec->kind == RING_REC_PAGE)
-		return pagecalls_describe_inline(p, it->rec->fn, it->rec->args,
-						 it->rec->result, ev);
+		return t->inline_client->describe_page(p, it->rec->fn,
+						       it->rec->args,
+						       it->rec->result, ev);
 	return it->has_event;
 }
 
@@ -782,7 +785,7 @@ deliver(void *arg, const struct tracer_ring_item *it)
 		return 0;
 	answer(t, p, d->ip, it);
 	struct ht_event ev;
-	if (!record_event(p, it, &ev) || !p->profiling)
+	if (!record_event(t, p, it, &ev) || !p->profiling)
 		return 0;
 	ev.time = record_clock(t, p, it);
 	if (t->opt->stacks) {
@@ -997,12 +1000,6 @@ inline_free(struct tproc *p)
 	tracer_ring_free(ip->ring);
 	free(ip->vforks);
 	free(ip);
-}
-
-const char *
-inline_summary(const struct tproc *p)
-{
-	return p->inl && p->inl->n_patches ? "inline" : NULL;
 }
 
 /* ---- fork ---- */

@@ -25,7 +25,7 @@
    unwind (README, "Not done yet"). A static executable's operators come
    from the same object as glibc's malloc, and stay unprobed for the same
    reasons. */
-#include "tracer_priv.h"
+#include "tracer/probes/probes.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -38,8 +38,10 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "elfsym.h"
+#include "tracer/inline/inline.h"
 #include "tracer/inline/ring.h"
+#include "tracer/target/elfsym.h"
+#include "tracer/target/target.h"
 
 /* Which family an allocator symbol is of. */
 enum symbol_family {

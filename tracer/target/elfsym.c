@@ -7,7 +7,7 @@
    of them absent: scanning libc's 3000 symbols for each was a tenth of a
    cached `heaptrace run ls /`, and node's 182,000 for each 66 ms (sorting
    them by name instead cost 100 ms). */
-#include "tracer/elfsym.h"
+#include "tracer/target/elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,93 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Probes: an int3 planted once at a function's first instruction and never
    removed, so no other thread can slip past it. The displaced instruction
-   runs out of line from a slot in a scratch page mapped into the target by
-   an injected mmap (or is emulated when it is a branch). Slots must lie
-   within a rel32 reach of the code they came from, so scratch pages are
-   made per 2 GiB region, next to the objects they serve. */
-#include "tracer_priv.h"
+   runs out of line from a slot in a scratch page (inject.c: mapped into
+   the target by an injected mmap, within a rel32 reach of the code it
+   serves), or is emulated when it is a branch. */
+#include "tracer/probes/probes.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
 
 #include "common/err.h"
 #include "common/xalloc.h"
-
-/* Room for the inline stub blob (over a page) and many slots; only the
-   pages written to are ever backed. */
-#define SCRATCH_SIZE 16384
-#define REACH (1ULL << 30) /* keep well inside rel32's +-2 GiB */
-#define SCRATCH_HINTS 24   /* each side of NEAR, 32 MiB apart */
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-
-static bool
-within_reach(uint64_t a, uint64_t b)
-{
-	return (a > b ? a - b : b - a) < REACH;
-}
-
-static int
-scratch_map(struct tproc *p, pid_t tid, uint64_t near, struct scratch **out)
-{
-	/* Try addresses around NEAR, nearest first, insisting with
-	   MAP_FIXED_NOREPLACE; the kernel refuses where something lives
-	   (the pages of an earlier session that was killed, too). */
-	for (int i = 0; i < 2 * SCRATCH_HINTS; i++) {
-		int64_t off = (int64_t)(i / 2 + 1) * (32LL << 20) *
-			      (i % 2 ? 1 : -1);
-		uint64_t hint = (uint64_t)((int64_t)(near & ~0xfffffULL) + off);
-		if (hint < 0x10000 || hint > 0x7ffffffff000ULL)
-			continue;
-		uint64_t args[6] = {
-			hint, SCRATCH_SIZE, PROT_READ | PROT_EXEC,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			(uint64_t)-1, 0,
-		};
-		uint64_t ret;
-		int err = inject_syscall(p, tid, SYS_mmap, args, &ret);
-		if (err)
-			return err;
-		if ((int64_t)ret < 0 && (int64_t)ret > -4096)
-			continue;
-		if (!within_reach(ret, near))
-			continue; /* an old kernel ignored the flag */
-		ht_xgrow((void **)&p->scratch, &p->cap_scratch,
-			 p->n_scratch + 1, sizeof(*p->scratch));
-		struct scratch *s = &p->scratch[p->n_scratch++];
-		*s = (struct scratch){ .addr = ret, .size = SCRATCH_SIZE };
-		*out = s;
-		ht_debug("process %d: scratch page at 0x%llx", (int)p->pid,
-			 (unsigned long long)ret);
-		return 0;
-	}
-	return -ENOMEM;
-}
-
-int
-scratch_alloc(struct tproc *p, pid_t tid, uint64_t near, size_t len,
-	      uint64_t *addr)
-{
-	struct scratch *s = NULL;
-	for (size_t i = 0; i < p->n_scratch && !s; i++)
-		if (within_reach(p->scratch[i].addr, near) &&
-		    p->scratch[i].used + len <= p->scratch[i].size)
-			s = &p->scratch[i];
-	if (!s) {
-		int err = scratch_map(p, tid, near, &s);
-		if (err)
-			return err;
-	}
-	*addr = s->addr + s->used;
-	s->used += (len + 15) & ~(size_t)15;
-	return 0;
-}
+#include "tracer/target/target.h"
 
 int
 probe_ensure_trampolines(struct tproc *p, pid_t tid)

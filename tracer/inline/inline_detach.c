@@ -37,7 +37,7 @@
    SIGKILL at any point leaves the stubs passing every call through (the
    kernel marks the consumer dead), no thread single-stepped or at a
    breakpoint, and nothing unmapped that a thread can reach. */
-#include "inline_priv.h"
+#include "tracer/inline/inline_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +56,7 @@
 #include "common/xalloc.h"
 #include "tracer/inline/stub_blob.h"
 #include "tracer/inline/tramp.h"
+#include "tracer/target/target.h"
 
 #define RECORD_WAIT_NS 2000000ULL /* a thread mid-record finishes quickly */
 #define RUN_OUT_MS 2000           /* for all threads together */

@@ -22,7 +22,7 @@
    PTRACE_EVENT_STOP: the loop resumes it like any other, and
    tracee.interrupt_pending says one may come (it matters where the loop
    single-steps a thread itself: out of exec, stopall_settle). */
-#include "tracer_priv.h"
+#include "tracer/proc/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Roots, memory and registers of a stopped target for the exit-time leak
    check, in memcheck 3.19's terms (see leakroots.h). */
-#include "tracer/leakroots.h"
-#include "tracer_priv.h"
+#include "tracer/leak/leakroots.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/kvsort.h"
+#include "tracer/target/target.h"
 
 #define PAGE 4096ULL
 #define IOV_BATCH 1024 /* remote iovecs per process_vm_readv (IOV_MAX) */

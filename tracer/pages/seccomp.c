@@ -12,7 +12,7 @@
    their x86-64 twins, which have the same numbers for these calls. Calls
    of another architecture (int 0x80 from a 64-bit program) are allowed
    unseen: the tracer handles x86-64 processes only. */
-#include "tracer_priv.h"
+#include "tracer/pages/pages.h"
 
 #include <errno.h>
 #include <linux/audit.h>

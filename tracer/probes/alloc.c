@@ -26,7 +26,7 @@
    they mirror (loader.c): a block pymalloc cannot serve comes from
    malloc, called inside PyObject_Malloc from libpython (or from the
    python executable that links it statically), so it is internal. */
-#include "tracer_priv.h"
+#include "tracer/probes/probes.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +35,8 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "tracer/measure/measure.h"
+#include "tracer/target/target.h"
 
 /* Bytes of stack copied at each allocation; the unwinder reads the rest
    from the stopped thread itself. */

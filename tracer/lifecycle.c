@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A traced process or thread created, forked, reset by an exec or
+   dropped across every concern that keeps state in its record: the
+   tables (process.c) and, above them, the instruction counters, the
+   allocator stops' pending calls, the page calls, the leak check and the
+   inline path. It sits above all of them so that none of them, nor the
+   tables, calls another concern's teardown. */
+#include "tracer/session.h"
+
+#include "tracer/inline/inline.h"
+#include "tracer/leak/leak.h"
+#include "tracer/measure/measure.h"
+#include "tracer/pages/pages.h"
+#include "tracer/probes/probes.h"
+
+struct tracee *
+lifecycle_thread_add(struct tracer *t, pid_t tid, struct tproc *p)
+{
+	struct tracee *tc = tracee_add(t, tid, p);
+	perfcount_thread_start(t, tc);
+	return tc;
+}
+
+void
+lifecycle_thread_remove(struct tracer *t, struct tracee *tc)
+{
+	perfcount_thread_end(tc);
+	alloc_pending_clear(tc);
+	pagecalls_clear(tc);
+	tracee_remove(t, tc);
+}
+
+struct tproc *
+lifecycle_proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
+{
+	struct tproc *p = proc_fork(t, parent, child);
+	leakstop_fork(p, parent);
+	return p;
+}
+
+void
+lifecycle_proc_exec(struct tproc *p)
+{
+	leakstop_reset(p);
+	inline_free(p);
+	proc_exec_reset(p);
+}
+
+void
+lifecycle_proc_free(struct tracer *t, struct tproc *p)
+{
+	if (!p)
+		return;
+	leakstop_reset(p);
+	inline_free(p);
+	proc_free(t, p);
+}

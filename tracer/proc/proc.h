@@ -236,7 +236,7 @@ int stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 void stopall_end(struct stopall *s);
 /* TC is at its exec stop with an interrupt of ours perhaps pending:
    single-step it out of the system call, taking that interrupt's stop on
-   the way, as inject_step_out would without one. 0 or -errno. */
+   the way (a signal met meanwhile is sent again). 0 or -errno. */
 int stopall_settle(struct tracer *t, struct tracee *tc);
 /* True when thread TID of PID is a zombie (or gone): a leader that
    called pthread_exit stays one while other threads live; it accepts an

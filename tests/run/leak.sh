@@ -378,7 +378,7 @@ real)
 	# from the run itself. (Not mawk: it keeps a dangling pointer in a
 	# global that glibc's reuse of the address turns into a start
 	# pointer, where memcheck's freed-block quarantine does not: see
-	# README, "Leak check".)
+	# docs/leak-check.md, "Where it differs from memcheck".)
 	seq 3000 | awk '{ print ($1 * 7919) % 3001 }' >"$tmp/nums"
 	compare_real sort sort -n "$tmp/nums"
 	compare_real sed sed -e 's/1/one/g' -e '/7/d' "$tmp/nums"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Moving mremaps under --pages-as-heap=yes (issue 13), on
-# progs/pages_move.c, against real Massif. Start-up differs (README.md,
-# "pages-as-heap"), so the profiles are compared from the program's first
+# progs/pages_move.c, against real Massif. Start-up differs
+# (docs/massif-differences.md, "--pages-as-heap=yes"), so the profiles are compared from the program's first
 # page call on (pages_trim.py: times and heaps shifted to start at 0,
 # trees reduced to the program's functions):
 #  - the program's output and exit status are the same natively, under

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# CPython's allocator (README, "Python programs"): PyObject_* and PyMem_*
+# CPython's allocator (docs/python.md): PyObject_* and PyMem_*
 # are probed like malloc and its kin, so the objects pymalloc serves from
 # its mmap'ed arenas are seen, each block once. One case per run:
 #

@@ -429,7 +429,7 @@ test_inline(const char *prog)
 	k = t.sym.describe(t.sym.ctx, t.pcs[at], lines, HT_MAX_INLINE);
 #ifdef HT_TEST_PROGS_CLANG
 	/* clang writes DWARF 5, whose inline chains heaptrace leaves out as
-	   Valgrind 3.19 does (README, test dw5-clang): the host alone */
+	   Valgrind 3.19 does (docs/symbols.md, "Inline chains"): the host alone */
 	/* (at the line of the innermost inlined code, as Valgrind) */
 	snprintf(want[2], sizeof(want[2]), "host (inline.c:%d)",
 		 mark_line(&t.marks, "inner"));

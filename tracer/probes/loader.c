@@ -22,7 +22,7 @@
    comparisons with Massif check. Probing them as well would not add one
    event (malloc inside operator new is internal) but would put a return
    hook under every operator new, through which a std::bad_alloc cannot
-   unwind (README, "Not done yet"). A static executable's operators come
+   unwind (docs/tracer.md, "Finding the allocator"). A static executable's operators come
    from the same object as glibc's malloc, and stay unprobed for the same
    reasons. */
 #include "tracer/probes/probes.h"

@@ -181,8 +181,12 @@ attach_and_allocate() {
 	local name=$1 mode=$2 out=$3
 	shift 3
 	start_attachee "$name" "$mode"
+	# Emptied here, not by the background job's redirection, which may
+	# come after wait_for has read an earlier call's "attached, " (the
+	# program then allocated before the attach: a profile of nothing).
+	: >"$tmp/ht.err"
 	"$ht" attach -v --time-unit=B --massif-out-file="$out" "$@" \
-		"$target" 2>"$tmp/ht.err" &
+		"$target" 2>>"$tmp/ht.err" &
 	local h=$!
 	wait_for "$tmp/ht.err" "attached, " || fail "heaptrace did not attach"
 	printf x >&9

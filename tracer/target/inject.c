@@ -19,9 +19,12 @@
    interrupted system call is restarted, as the kernel would have), and the
    only trace is the call's own effect (a mapping, an fd). Before the
    process has a scratch page, the routine sits in the zero padding that
-   ends an executable file mapping, bytes nothing runs (put back by
-   inject_forget); only a process with no such padding injects from a
-   bare syscall instruction of its code, a window of microseconds.
+   ends an executable file mapping, bytes nothing runs, put back
+   (inject_forget) as soon as the first scratch page is there; a padding
+   a killed session's routine was left in is taken again (find_slack).
+   Only a process with no such padding injects from a bare syscall
+   instruction of its code: a heaptrace killed then leaves the thread
+   running on after that instruction with the call's registers.
    orig_rax is set to -1 so that a thread stopped inside an
    interrupted system call does not have that call "restarted" into ours;
    its own call is restarted when its registers are put back. */

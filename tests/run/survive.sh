@@ -37,6 +37,20 @@
 #                must end with the native output and status.
 #  attach-early  the same, killed 0 to 20 ms after the start: while the
 #                attach is being set up. RUNS default 10.
+#  attach-inject PROG runs natively; RUNS times (default 12: more than a
+#                program has executable file mappings) `heaptrace attach`
+#                kills itself (HEAPTRACE_TEST_DIE_IN_INJECT=K, inject.c)
+#                at the syscall-entry stop of its Kth injected call, K
+#                going 1, 2, 3, 1...: the routine that puts the thread
+#                back sits in a code mapping's zero padding until the
+#                first scratch page is mapped, and each session killed
+#                then leaves it there. Every attach must still find a
+#                routine (never "a bare syscall instruction", whose kill
+#                leaves the thread running the program's code with the
+#                call's registers: perl crashed at the sixth), the program
+#                must run on, and a last attach must work and detach
+#                (--duration=1, a profile written). Then PROG's stdin is
+#                closed: it must end with the native output and status.
 #  detach-full   not a kill: a detach with the ring full (issue 12). PROG
 #                (several threads) runs natively; RUNS times (default 5)
 #                `heaptrace attach -v --ring-size=4096` (a ring its
@@ -76,6 +90,7 @@ run) runs=${HT_SURVIVE_RUNS:-10} ;;
 run-startup) runs=${HT_SURVIVE_RUNS:-150} ;;
 attach) runs=${HT_SURVIVE_RUNS:-5} ;;
 attach-early) runs=${HT_SURVIVE_RUNS:-10} ;;
+attach-inject) runs=${HT_SURVIVE_RUNS:-12} ;;
 detach-full) runs=${HT_SURVIVE_RUNS:-5} ;;
 *) echo "survive.sh: unknown case $case" >&2; exit 99 ;;
 esac
@@ -289,6 +304,44 @@ case_attach() {
 	ends_as_native
 }
 
+case_attach_inject() {
+	start_target t err running "$prog" "${args[@]}"
+	local i k where st
+	for i in $(seq 1 "$runs"); do
+		k=$((1 + (i - 1) % 3))
+		where="attach $i (heaptrace killed at its injected call $k)"
+		# (the braces keep the shell's "Killed" out of the log)
+		{
+			HEAPTRACE_TEST_DIE_IN_INJECT=$k timeout -k 5 60 "$ht" \
+				attach -v --time-unit=B \
+				--massif-out-file=/dev/null "$target" \
+				>/dev/null 2>"$tmp/e$i"
+			st=$?
+		} 2>/dev/null
+		[ "$st" = 137 ] ||
+			fail "$where: heaptrace was not killed there: $(what "$st"): $(tail -n 3 "$tmp/e$i")"
+		grep -q 'bare syscall' "$tmp/e$i" &&
+			fail "$where: $(grep 'bare syscall' "$tmp/e$i")"
+		sleep 0.2
+		still_running "$where" || break
+	done
+	if still_running "after $runs killed attaches"; then
+		where="the attach after $runs killed ones"
+		timeout -k 5 60 "$ht" attach -v --time-unit=B \
+			--massif-out-file="$tmp/last.ms" --duration=1 \
+			"$target" 2>"$tmp/last.err"
+		st=$?
+		[ "$st" = 0 ] ||
+			fail "$where: heaptrace $(what "$st"): $(tail -n 3 "$tmp/last.err")"
+		grep -q 'bare syscall' "$tmp/last.err" &&
+			fail "$where: $(grep 'bare syscall' "$tmp/last.err")"
+		grep -q '^snapshot=' "$tmp/last.ms" 2>/dev/null ||
+			fail "$where: no profile written"
+		still_running "$where"
+	fi
+	ends_as_native
+}
+
 # detach_full_once WHERE OUT ERR I: attach I to $target, with a 4 KiB ring,
 # detached by --duration (odd runs) or SIGINT; its profile in OUT, its
 # stderr in ERR. Failures are WHERE's.
@@ -336,6 +389,7 @@ case "$case" in
 run|run-startup) case_run ;;
 attach) case_attach 1000 ;;
 attach-early) case_attach 20 ;;
+attach-inject) case_attach_inject ;;
 detach-full) case_detach_full ;;
 esac
 pass_or_fail "PASS: $case"

@@ -19,14 +19,18 @@
    interrupted system call is restarted, as the kernel would have), and the
    only trace is the call's own effect (a mapping, an fd). Before the
    process has a scratch page, the routine sits in the zero padding that
-   ends an executable file mapping, bytes nothing runs (put back by
-   inject_forget); only a process with no such padding injects from a
-   bare syscall instruction of its code, a window of microseconds.
+   ends an executable file mapping, bytes nothing runs, put back
+   (inject_forget) as soon as the first scratch page is there; a padding
+   a killed session's routine was left in is taken again (find_slack).
+   Only a process with no such padding injects from a bare syscall
+   instruction of its code: a heaptrace killed then leaves the thread
+   running on after that instruction with the call's registers.
    orig_rax is set to -1 so that a thread stopped inside an
    interrupted system call does not have that call "restarted" into ours;
    its own call is restarted when its registers are put back. */
 #include "tracer/target/target.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -36,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -206,11 +211,76 @@ resume_state(const struct user_regs_struct *regs, uint64_t out[18])
 
 /* Before P has a scratch page (the first injection maps it), the routine
    goes where nothing runs: the zero bytes that end an executable file
-   mapping (its segment's padding up to the page's end). */
+   mapping (its segment's padding up to the page's end). A heaptrace killed
+   while its routine sat there leaves it there, code and save area: a
+   process has only a few such paddings (perl: 5), and once every one held
+   a dead session's routine, the next attach injected from a bare syscall
+   instruction, and one killed then left the thread to run the program's
+   code after that instruction with the injected call's registers (perl
+   crashed). So a padding holding nothing but such a routine is taken
+   again, unless a thread may still be running it. */
 struct slack {
 	pid_t pid;
+	bool dead_ok; /* a dead session's routine may be replaced */
 	uint64_t at;
 };
+
+#define SLACK_TAIL (ROUTINE_LEN + 16)
+#define STACK_SCAN (256 * 1024) /* bytes above a stack pointer searched for
+				   a signal frame's saved pc */
+
+/* TAIL, read at FROM, holds a routine (at *AT) and zeros around it. */
+static bool
+tail_holds_routine(const uint8_t tail[SLACK_TAIL], uint64_t from,
+		   uint64_t *at)
+{
+	uint8_t code[ROUTINE_SAVE];
+	routine_code(code);
+	size_t off = (size_t)(((from + 15) & ~15ULL) - from);
+	if (memcmp(tail + off, code, sizeof(code)))
+		return false;
+	for (size_t i = 0; i < SLACK_TAIL; i++)
+		if ((i < off || i >= off + ROUTINE_LEN) && tail[i])
+			return false;
+	*at = from + off;
+	return true;
+}
+
+/* A thread of PID may still run the routine at AT: its pc is in it (the
+   session died after the routine's call began; the thread runs on to its
+   last jump), or a word on its stack is (a signal frame saved there, to
+   return into it), or its registers cannot be read (not stopped: no
+   telling). The thread's registers are read through ptrace: every thread
+   of the process is ours and stopped when a session first injects. */
+static bool
+routine_busy(pid_t pid, uint64_t at)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return true;
+	static uint64_t words[STACK_SCAN / 8];
+	bool busy = false;
+	for (struct dirent *e; !busy && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+		struct user_regs_struct r;
+		if (ptrace(PTRACE_GETREGS, tid, NULL, &r) < 0) {
+			busy = !task_is_zombie(pid, tid); /* zombie: runs
+							     nothing */
+			continue;
+		}
+		if (r.rip >= at && r.rip < at + ROUTINE_SAVE)
+			busy = true;
+		ssize_t n = mem_read(pid, r.rsp & ~7ULL, words, sizeof(words));
+		for (ssize_t i = 0; !busy && i < n / 8; i++)
+			busy = words[i] >= at && words[i] < at + ROUTINE_SAVE;
+	}
+	closedir(d);
+	return busy;
+}
 
 static int
 find_slack(void *arg, const struct mapping *m)
@@ -219,10 +289,16 @@ find_slack(void *arg, const struct mapping *m)
 	if (m->perms[2] != 'x' || m->path[0] != '/' ||
 	    m->hi - m->lo < 4096)
 		return 0;
-	uint8_t tail[ROUTINE_LEN + 16];
+	uint8_t tail[SLACK_TAIL];
 	uint64_t from = m->hi - sizeof(tail);
 	if (mem_read(sl->pid, from, tail, sizeof(tail)) != sizeof(tail))
 		return 0;
+	uint64_t dead;
+	if (sl->dead_ok && tail_holds_routine(tail, from, &dead) &&
+	    !routine_busy(sl->pid, dead)) {
+		sl->at = dead;
+		return 1;
+	}
 	for (size_t i = 0; i < sizeof(tail); i++)
 		if (tail[i])
 			return 0;
@@ -231,13 +307,18 @@ find_slack(void *arg, const struct mapping *m)
 }
 
 /* The routine for P: in a scratch page once P has one, else in slack
-   (P->inject_slack says so, for inject_forget). 0 when there is no room
-   for it anywhere. */
+   (P->inject_slack says so, for inject_forget): a padding of zeros first,
+   else one a killed session's routine holds. 0 when there is no room for
+   it anywhere. */
 static uint64_t
 routine_get(struct tproc *p, pid_t tid)
 {
 	static bool making; /* scratch_alloc may inject: plainly then */
-	if (p->inject_routine && (p->n_scratch || p->inject_slack))
+	/* The slack's routine serves only until the first scratch page is
+	   there (and while the scratch one is being made): a session
+	   killed after that leaves the padding as it found it. */
+	if (p->inject_routine &&
+	    (p->inject_slack ? !p->n_scratch || making : p->n_scratch > 0))
 		return p->inject_routine;
 	if (making)
 		return 0;
@@ -247,6 +328,10 @@ routine_get(struct tproc *p, pid_t tid)
 	if (slack) {
 		struct slack sl = { .pid = p->pid };
 		maps_foreach(p->pid, find_slack, &sl);
+		if (!sl.at) {
+			sl.dead_ok = true;
+			maps_foreach(p->pid, find_slack, &sl);
+		}
 		at = sl.at;
 	} else if (scratch_alloc(p, tid, p->scratch[0].addr, ROUTINE_LEN,
 				 &at)) {
@@ -255,8 +340,12 @@ routine_get(struct tproc *p, pid_t tid)
 	making = false;
 	uint8_t code[ROUTINE_SAVE];
 	size_t n = routine_code(code);
-	if (!at || mem_write_code(p, tid, at, code, n))
+	if (!at || mem_write_code(p, tid, at, code, n)) {
+		ht_debug("process %d: no room for the injection routine: "
+			 "system calls injected from a bare syscall "
+			 "instruction", (int)p->pid);
 		return 0;
+	}
 	if (p->inject_slack)
 		inject_forget(p, tid); /* a scratch page now: slack back */
 	p->inject_routine = at;
@@ -305,6 +394,22 @@ to_syscall_stop(pid_t tid, int op, int *pending_sig)
 	}
 }
 
+/* Test hook (tests/run/survive.sh, case attach-inject): with
+   HEAPTRACE_TEST_DIE_IN_INJECT=N in its environment, heaptrace SIGKILLs
+   itself at the syscall-entry stop of its Nth injected call, the moment
+   where only the routine can put the thread back. */
+static void
+test_die_in_inject(void)
+{
+	static long left = -1;
+	if (left < 0) {
+		const char *n = getenv("HEAPTRACE_TEST_DIE_IN_INJECT");
+		left = n ? strtol(n, NULL, 10) : 0;
+	}
+	if (left > 0 && --left == 0)
+		raise(SIGKILL);
+}
+
 int
 inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 	       uint64_t *ret)
@@ -336,6 +441,8 @@ inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 		return -errno;
 	int pending = 0;
 	int err = to_syscall_stop(tid, PTRACE_SYSCALL_INFO_ENTRY, &pending);
+	if (!err)
+		test_die_in_inject();
 	if (!err)
 		err = to_syscall_stop(tid, PTRACE_SYSCALL_INFO_EXIT, &pending);
 	if (err)

@@ -204,16 +204,18 @@ static void ask_rule(struct ring_header *h, const struct ring_thread *t,
 		     const struct stub_frame *f, const struct ring_fn *d,
 		     uint64_t at, const struct ring_walk *w);
 
-/* The rule for lookup pc AT of the frame W is in: from the thread's
-   cache C when it has it (C 0: no cache), unpacked into *BUF, else from
-   the table, packed into C; a table miss asks the tracer for it. 0 when
-   there is still none: the stack is to be copied instead (the tracer
-   then publishes the rules of its frames as it unwinds it). */
-static const struct ring_rule *
+/* The rule for lookup pc AT of the frame W is in, into *OUT: from the
+   thread's cache C when it has it (C 0: no cache), else from the table,
+   packed into C; a table miss asks the tracer for it. 0 when there is
+   still none: the stack is to be copied instead (the tracer then
+   publishes the rules of its frames as it unwinds it). A copy rather
+   than a pointer into either, so that the walk's step finds the rule in
+   registers. */
+static int
 rule_find(struct ring_header *h, struct ring_rule_cache *c,
 	  const struct ring_thread *t, const struct stub_frame *f,
 	  const struct ring_fn *d, uint64_t at, const struct ring_walk *w,
-	  struct ring_rule *buf)
+	  struct ring_rule *out)
 {
 	if (!at)
 		return 0; /* the table's empty key; only garbage leads here */
@@ -222,8 +224,8 @@ rule_find(struct ring_header *h, struct ring_rule_cache *c,
 		set = c->e[ring_cache_set(at)];
 		for (int i = 0; i < RING_CACHE_WAYS; i++)
 			if (set[i].pc == at) {
-				ring_crule_unpack(set[i].rule, buf);
-				return buf;
+				ring_crule_unpack(set[i].rule, out);
+				return 1;
 			}
 		c->misses++;
 	}
@@ -232,17 +234,20 @@ rule_find(struct ring_header *h, struct ring_rule_cache *c,
 		stat_add(&h->stats.rule_misses);
 		ask_rule(h, t, f, d, at, w);
 		ru = ring_rule_lookup(h, at);
+		if (!ru)
+			return 0;
 	}
+	*out = *ru;
 	/* Torn if the table is being emptied: then the walk's end empties
 	   the cache too. */
 	uint64_t packed;
-	if (ru && set && ring_crule_pack(ru, &packed)) {
+	if (set && ring_crule_pack(out, &packed)) {
 		for (int i = RING_CACHE_WAYS - 1; i > 0; i--)
 			set[i] = set[i - 1];
 		set[0].pc = at;
 		set[0].rule = packed;
 	}
-	return ru;
+	return 1;
 }
 
 /* Empty C: its entries may come from a table since emptied. */
@@ -310,19 +315,18 @@ walk(struct ring_header *h, const struct ring_thread *t,
 		.hi = t->stack_hi,
 		.bias = 0, /* the stack itself */
 	};
-	struct ring_rule buf; /* a rule from the cache, unpacked */
 	uint64_t at = d->entry; /* the innermost frame: at its pc */
 	uint32_t n = 0;
 	*why = RING_COPY_NONE;
 	pcs[n++] = d->entry;
 	while (n < max) {
-		const struct ring_rule *ru =
-			rule_find(h, c, t, fr, d, at, &w, &buf);
-		if (!ru || ru->kind == RING_RULE_COPY) {
+		struct ring_rule ru;
+		if (!rule_find(h, c, t, fr, d, at, &w, &ru) ||
+		    ru.kind == RING_RULE_COPY) {
 			*why = RING_COPY_RULE;
 			break;
 		}
-		int ok = ring_walk_step(&w, ru);
+		int ok = ring_walk_step(&w, &ru);
 		if (ok < 0) {
 			*why = RING_COPY_BOUNDS;
 			break;

@@ -273,52 +273,6 @@ see_pcs(void *arg, const struct tracer_ring_item *it)
 	return 0;
 }
 
-/* A packed rule (the stubs' per-thread caches) unpacks to exactly what
-   was packed, or is refused. */
-static void
-test_crule(void)
-{
-	static const struct ring_rule fit[] = {
-		{ .kind = RING_RULE_CFI, .cfa_reg = RING_REG_RSP, .cfa_off = 8,
-		  .rsp = RING_LOC_CFA, .rbp = RING_LOC_SAME,
-		  .ra = RING_LOC_AT_CFA, .ra_off = -8 },
-		{ .kind = RING_RULE_CFI, .cfa_reg = RING_REG_RBP, .cfa_off = 16,
-		  .rsp = RING_LOC_CFA, .rbp = RING_LOC_AT_CFA, .rbp_off = -16,
-		  .ra = RING_LOC_AT_CFA, .ra_off = -8 },
-		{ .kind = RING_RULE_CFI, .cfa_reg = RING_REG_RSP,
-		  .cfa_off = (1 << 23) - 1, .rsp_off = 511, .rbp_off = -512,
-		  .ra = RING_LOC_UNDEF, .ra_off = -1 },
-		{ .kind = RING_RULE_CFI, .cfa_reg = RING_REG_RBP,
-		  .cfa_off = -(1 << 23), .rsp = RING_LOC_AT_CFA,
-		  .rsp_off = -512 },
-		{ .kind = RING_RULE_FP },
-		{ .kind = RING_RULE_COPY },
-	};
-	static const struct ring_rule refused[] = {
-		{ .kind = RING_RULE_CFI, .cfa_off = 1 << 23 },
-		{ .kind = RING_RULE_CFI, .cfa_off = -(1 << 23) - 1 },
-		{ .kind = RING_RULE_CFI, .rsp_off = 512 },
-		{ .kind = RING_RULE_CFI, .rbp_off = -513 },
-		{ .kind = RING_RULE_CFI, .ra_off = 4096 },
-		{ .kind = 4 },
-	};
-	for (size_t i = 0; i < sizeof(fit) / sizeof(fit[0]); i++) {
-		uint64_t w = 0;
-		struct ring_rule back;
-		memset(&back, 0xa5, sizeof(back));
-		back.pc = 0;
-		memset(back.pad, 0, sizeof(back.pad));
-		int ok = ring_crule_pack(&fit[i], &w);
-		ring_crule_unpack(w, &back);
-		CHECK(ok && !memcmp(&back, &fit[i], sizeof(back)),
-		      "rule %zu packed and back", i);
-	}
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		uint64_t w = 0;
-		CHECK(!ring_crule_pack(&refused[i], &w), "rule %zu refused", i);
-	}
-}
-
 static void
 test_drain_pcs(void)
 {
@@ -723,7 +677,6 @@ main(void)
 	test_new();
 	test_threads();
 	test_rules();
-	test_crule();
 	test_drain();
 	test_drain_pcs();
 	test_events();

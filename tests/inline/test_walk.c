@@ -191,13 +191,6 @@ check_chain(const char *kinds, unsigned max)
 	CHECK(w.n >= (want < max ? want : max), "%s: %u frames", kinds, w.n);
 }
 
-/* The calling thread's rule cache. */
-static struct ring_rule_cache *
-my_cache(void)
-{
-	return ring_rule_cache(env.h, ring_thread_lookup(env.h, env_tcb()));
-}
-
 static void
 test_kinds(void)
 {
@@ -209,23 +202,19 @@ test_kinds(void)
 	check_chain("CNCVCFCC", MAX_PCS);
 	check_chain("NNNNVVVVFFFFCCCC", MAX_PCS);
 	struct got w, c;
-	uint64_t misses = 0, asked = 0, cmisses = 0;
+	uint64_t misses = 0, asked = 0;
 	for (int i = 0; i < rounds; i++) {
 		/* The second time round, every frame is known: nothing
 		   asked. */
 		misses = env.h->stats.rule_misses;
 		asked = env.answered[RING_REC_RULE];
-		cmisses = my_cache()->misses;
 		run_chain("FNVC", MAX_PCS, &w, &c);
 	}
 	CHECK(env.h->stats.rule_misses == misses &&
-		      env.answered[RING_REC_RULE] == asked &&
-		      my_cache()->misses == cmisses,
-	      "%llu misses, %llu questions, %llu past the cache for known "
-	      "frames",
+		      env.answered[RING_REC_RULE] == asked,
+	      "%llu misses, %llu questions for known frames",
 	      (unsigned long long)(env.h->stats.rule_misses - misses),
-	      (unsigned long long)(env.answered[RING_REC_RULE] - asked),
-	      (unsigned long long)(my_cache()->misses - cmisses));
+	      (unsigned long long)(env.answered[RING_REC_RULE] - asked));
 	CHECK(frames_in(&w, "walk_fp") == 1 &&
 		      frames_in(&w, "walk_nofp") == 1 &&
 		      frames_in(&w, "walk_vla") == 1 &&
@@ -312,75 +301,6 @@ test_reset(void)
 	CHECK(same(&w, &c), "the same addresses from the copy");
 	run_chain("NVC", MAX_PCS, &w, &c);
 	CHECK(w.walked && same(&w, &c), "walked again after the reset");
-}
-
-/* ---- A signal handler's walk inside another ---- */
-
-static pthread_t walking_thread;
-static bool nest_sent, nest_busy;
-static uint64_t nest_misses;
-static struct got nest_w, nest_c;
-
-/* env.on_rule, by the drainer: the first question, asked mid-walk,
-   brings a signal whose handler walks a stack of its own. */
-static bool
-rule_signalling(uint64_t pc, struct ring_rule *out)
-{
-	if (!nest_sent) {
-		nest_sent = true;
-		pthread_kill(walking_thread, SIGUSR1);
-	}
-	return selfrule_get(pc, out);
-}
-
-static void
-on_usr1(int sig)
-{
-	(void)sig;
-	nest_busy = (my_cache()->tag & 1) != 0;
-	nest_misses = my_cache()->misses;
-	void *arg = env.item_arg;
-	run_chain("FN", MAX_PCS, &nest_w, &nest_c);
-	nest_misses = my_cache()->misses - nest_misses;
-	env.item_arg = arg;
-}
-
-/* The interrupted walk holds its thread's rule cache: the handler's walk
-   (which ends at its signal frame and copies) takes its rules from the
-   table alone, and both give the addresses sym_unwind finds; the cache
-   the outer walk filled then serves the next walk. */
-static void
-test_nested(void)
-{
-	struct sigaction sa = { .sa_handler = on_usr1 }, old;
-	sigaction(SIGUSR1, &sa, &old);
-	walking_thread = pthread_self();
-	env_rules_reset();
-	struct got w, c;
-	run_chain("F", MAX_PCS, &w, &c); /* the frames up to main are known */
-	nest_sent = false;
-	uint64_t misses = 0;
-	for (int i = 0; i < rounds; i++) {
-		/* From one call site: the second time round, every frame is
-		   in the cache. */
-		env.on_rule = i == 0 ? rule_signalling : selfrule_get;
-		misses = my_cache()->misses;
-		run_chain("VNC", MAX_PCS, &w, &c);
-		CHECK(w.walked && same(&w, &c), "round %d: walked (%d)", i,
-		      (int)w.copied);
-	}
-	sigaction(SIGUSR1, &old, NULL);
-	CHECK(nest_sent && nest_busy && nest_misses == 0,
-	      "the handler ran mid-walk (%d), the cache in use (%d), left "
-	      "alone (%llu misses)", nest_sent, nest_busy,
-	      (unsigned long long)nest_misses);
-	CHECK(!nest_w.walked && nest_w.copied == RING_COPY_RULE &&
-		      same(&nest_w, &nest_c) && nest_w.n > 8,
-	      "the handler's stack: copied at its signal frame (%d), the "
-	      "same addresses (%u)", (int)nest_w.copied, nest_w.n);
-	CHECK(my_cache()->misses == misses && !(my_cache()->tag & 1),
-	      "walked again from the cache alone (%llu misses)",
-	      (unsigned long long)(my_cache()->misses - misses));
 }
 
 /* ---- Questions left unanswered, or answered without a rule ---- */
@@ -584,7 +504,6 @@ main(void)
 	test_signal_frame();
 	test_bounds();
 	test_reset();
-	test_nested();
 	test_threads_reset();
 
 	env_consumer_stop(true);

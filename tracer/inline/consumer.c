@@ -149,12 +149,8 @@ tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 		return -EINVAL;
 	uint64_t rule_off = RING_HDR_FIXED +
 			    (uint64_t)thread_cap * sizeof(struct ring_thread);
-	uint64_t cache_off = rule_off +
-			     (uint64_t)rule_cap * sizeof(struct ring_rule);
-	cache_off = (cache_off + page - 1) & ~(page - 1);
-	/* A page each, touched only by threads that walk. */
-	uint64_t data_off = cache_off + (uint64_t)thread_cap *
-						sizeof(struct ring_rule_cache);
+	uint64_t data_off = rule_off +
+			    (uint64_t)rule_cap * sizeof(struct ring_rule);
 	data_off = (data_off + page - 1) & ~(page - 1);
 
 	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
@@ -183,7 +179,6 @@ tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 	h->rule_off = rule_off;
 	h->rule_cap = rule_cap;
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
-	h->cache_off = cache_off;
 	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
@@ -348,16 +343,6 @@ tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 	slot->outer_lo = 0;
 	slot->outer_hi = 0;
 	slot->internal = 0;
-	/* A dead thread's cache holds for the process's rules, but one
-	   that left a walk for good (longjmp out of a handler) left it in
-	   use. Its misses were counted when it was removed. */
-	struct ring_rule_cache *c = ring_rule_cache(h, slot);
-	if (c->tag) {
-		for (uint32_t k = 0; k < RING_CACHE_SETS; k++)
-			for (uint32_t j = 0; j < RING_CACHE_WAYS; j++)
-				c->e[k][j].pc = 0;
-		c->tag = 0;
-	}
 	/* Readers match the key only once the rest is in place. */
 	__atomic_store_n(&slot->tcb, tcb, __ATOMIC_RELEASE);
 	return 0;
@@ -385,9 +370,6 @@ tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
 	if (!t)
 		return;
 	r->st.internal += t->internal;
-	struct ring_rule_cache *c = ring_rule_cache(h, t);
-	r->st.cache_misses += c->misses;
-	c->misses = 0;
 	__atomic_store_n(&t->tcb, RING_TCB_DEAD, __ATOMIC_RELEASE);
 	/* Tombstones that end a probe chain can become empty: no key lies
 	   past them, so no lookup can need to walk over them. */
@@ -688,11 +670,7 @@ tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
 	*out = r->st;
 	const struct ring_thread *t = ring_threads(r->h);
 	for (uint32_t i = 0; i < r->h->thread_cap; i++)
-		if (t[i].tcb && t[i].tcb != RING_TCB_DEAD) {
+		if (t[i].tcb && t[i].tcb != RING_TCB_DEAD)
 			out->internal += __atomic_load_n(&t[i].internal,
 							 __ATOMIC_RELAXED);
-			out->cache_misses += __atomic_load_n(
-				&ring_rule_cache(r->h, &t[i])->misses,
-				__ATOMIC_RELAXED);
-		}
 }

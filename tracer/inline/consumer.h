@@ -30,8 +30,6 @@ struct tracer_ring_stats {
 					 reason (enum ring_copy; NONE: 0) */
 	uint64_t rules;    /* rule-table entries added */
 	uint64_t resets;   /* times the rule table was emptied */
-	uint64_t cache_misses; /* stub look-ups their thread's rule cache
-				  did not answer */
 };
 
 /* Create a ring of SIZE data bytes (a power of two, at least a page), a

@@ -953,8 +953,7 @@ inline_report(struct tproc *p)
 		 "walking off, %llu off the thread's stack, %llu at a frame "
 		 "the stub cannot follow, %llu for a read out of bounds, %llu "
 		 "across a rule-table reset); %llu rules published (%llu "
-		 "misses, %llu resets; %llu look-ups past the threads' "
-		 "caches); %llu calls unrecorded (thread "
+		 "misses, %llu resets); %llu calls unrecorded (thread "
 		 "unknown), %llu waits for room, %llu notify time-outs", (int)p->pid,
 		 (unsigned long long)st.records, (unsigned long long)st.bytes,
 		 (unsigned long long)st.walked, (unsigned long long)copied,
@@ -966,7 +965,6 @@ inline_report(struct tproc *p)
 		 (unsigned long long)st.rules,
 		 (unsigned long long)hs->rule_misses,
 		 (unsigned long long)st.resets,
-		 (unsigned long long)st.cache_misses,
 		 (unsigned long long)hs->miss_pass,
 		 (unsigned long long)hs->full_waits,
 		 (unsigned long long)hs->notify_timeouts);

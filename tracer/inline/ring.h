@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 6
+#define RING_VERSION 5
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing;
@@ -153,11 +153,8 @@ struct ring_header {
 				   answered, plus one; questions are
 				   answered in ring order, so every question
 				   before it is answered too */
-	uint64_t cache_off;     /* offset of the rule caches, one per
-				   thread-table entry, page-aligned */
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
-	   struct ring_rule rules[rule_cap] at RULE_OFF, then
-	   struct ring_rule_cache caches[thread_cap] at CACHE_OFF */
+	   struct ring_rule rules[rule_cap] at RULE_OFF */
 };
 
 _Static_assert(__builtin_offsetof(struct ring_header, head) == 64,
@@ -433,103 +430,6 @@ ring_thread_lookup(struct ring_header *h, uint64_t tcb)
 			break;
 	}
 	return 0;
-}
-
-/* A thread's own copy of the rules its walks used: a walk touches this
-   one page rather than a line and a page of the whole table per frame
-   (docs/inline-backend.md, "Unwinding in the stub"). Four-way
-   set-associative, a set per cache line (ring_cache_set()), each rule
-   packed into a word (ring_crule_pack(); one that does not fit is looked
-   up in the table every time); a miss puts the rule first in its set and
-   moves the others down, dropping the last. Only the stub of the thread
-   whose table entry has the same index reads or writes it (a vfork child
-   on its parent's entry while the parent waits), so it needs no atomics,
-   but a signal handler that allocates may interrupt a walk that uses it:
-   TAG odd says so, and that walk uses the table alone. Entries hold for
-   the RULE_GEN in TAG (truncated: 2^31 resets between two walks of one
-   thread would be needed to mistake one) and are emptied when it
-   changes; the tracer empties it only when a new thread takes the
-   entry. */
-#define RING_CACHE_SETS 63
-#define RING_CACHE_WAYS 4
-
-struct ring_crule {
-	uint64_t pc;   /* 0: empty */
-	uint64_t rule; /* ring_crule_pack() */
-};
-
-struct ring_rule_cache {
-	uint32_t tag;    /* rule_gen the entries hold for; odd: in use */
-	uint32_t pad;
-	uint64_t misses; /* look-ups that went to the table */
-	uint64_t pad2[6];
-	struct ring_crule e[RING_CACHE_SETS][RING_CACHE_WAYS];
-};
-
-_Static_assert(sizeof(struct ring_rule_cache) == 4096, "a page a thread");
-
-/* Thread-table entry T's rule cache. */
-static inline struct ring_rule_cache *
-ring_rule_cache(struct ring_header *h, const struct ring_thread *t)
-{
-	return (struct ring_rule_cache *)((uint8_t *)h + h->cache_off) +
-	       (t - ring_threads(h));
-}
-
-/* The set of a rule cache lookup pc PC is in: the product's high half
-   maps the hash onto the 63 sets (the header takes the page's first
-   line) without a division. */
-static inline uint32_t
-ring_cache_set(uint64_t pc)
-{
-	uint64_t hash = (pc * 0x9e3779b97f4a7c15ULL) >> 32;
-	return (uint32_t)((hash * RING_CACHE_SETS) >> 32);
-}
-
-/* Packed rule: kind, cfa_reg, rsp, rbp, ra 2 bits each, then cfa_off in
-   24 bits and rsp_off, rbp_off, ra_off in 10, signed. */
-static inline int32_t
-ring_crule_field(uint64_t w, unsigned pos, unsigned width)
-{
-	return (int32_t)((int64_t)(w << (64 - pos - width)) >> (64 - width));
-}
-
-/* The rule RU unpacked into *OUT (PC not set). */
-static inline void
-ring_crule_unpack(uint64_t w, struct ring_rule *out)
-{
-	out->kind = (uint8_t)(w & 3);
-	out->cfa_reg = (uint8_t)(w >> 2 & 3);
-	out->rsp = (uint8_t)(w >> 4 & 3);
-	out->rbp = (uint8_t)(w >> 6 & 3);
-	out->ra = (uint8_t)(w >> 8 & 3);
-	out->cfa_off = ring_crule_field(w, 10, 24);
-	out->rsp_off = ring_crule_field(w, 34, 10);
-	out->rbp_off = ring_crule_field(w, 44, 10);
-	out->ra_off = ring_crule_field(w, 54, 10);
-}
-
-/* RU packed into *OUT; 0 when it does not fit (a field out of range),
-   so that a packed rule unpacks to exactly what it was. */
-static inline int
-ring_crule_pack(const struct ring_rule *ru, uint64_t *out)
-{
-	uint64_t w = (uint64_t)(ru->kind & 3) | (uint64_t)(ru->cfa_reg & 3) << 2 |
-		     (uint64_t)(ru->rsp & 3) << 4 | (uint64_t)(ru->rbp & 3) << 6 |
-		     (uint64_t)(ru->ra & 3) << 8 |
-		     ((uint64_t)(uint32_t)ru->cfa_off & 0xffffff) << 10 |
-		     ((uint64_t)(uint32_t)ru->rsp_off & 0x3ff) << 34 |
-		     ((uint64_t)(uint32_t)ru->rbp_off & 0x3ff) << 44 |
-		     ((uint64_t)(uint32_t)ru->ra_off & 0x3ff) << 54;
-	struct ring_rule back;
-	ring_crule_unpack(w, &back);
-	if (back.kind != ru->kind || back.cfa_reg != ru->cfa_reg ||
-	    back.rsp != ru->rsp || back.rbp != ru->rbp || back.ra != ru->ra ||
-	    back.cfa_off != ru->cfa_off || back.rsp_off != ru->rsp_off ||
-	    back.rbp_off != ru->rbp_off || back.ra_off != ru->ra_off)
-		return 0;
-	*out = w;
-	return 1;
 }
 
 static inline struct ring_rule *

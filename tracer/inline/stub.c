@@ -204,93 +204,22 @@ static void ask_rule(struct ring_header *h, const struct ring_thread *t,
 		     const struct stub_frame *f, const struct ring_fn *d,
 		     uint64_t at, const struct ring_walk *w);
 
-/* The rule for lookup pc AT of the frame W is in, into *OUT: from the
-   thread's cache C when it has it (C 0: no cache), else from the table,
-   packed into C; a table miss asks the tracer for it. 0 when there is
-   still none: the stack is to be copied instead (the tracer then
-   publishes the rules of its frames as it unwinds it). A copy rather
-   than a pointer into either, so that the walk's step finds the rule in
-   registers. */
-static int
-rule_find(struct ring_header *h, struct ring_rule_cache *c,
-	  const struct ring_thread *t, const struct stub_frame *f,
-	  const struct ring_fn *d, uint64_t at, const struct ring_walk *w,
-	  struct ring_rule *out)
+/* The rule for lookup pc AT of the frame W is in; a miss asks the tracer
+   for it. 0 when there is still none: the stack is to be copied instead
+   (the tracer then publishes the rules of its frames as it unwinds it). */
+static const struct ring_rule *
+rule_find(struct ring_header *h, const struct ring_thread *t,
+	  const struct stub_frame *f, const struct ring_fn *d, uint64_t at,
+	  const struct ring_walk *w)
 {
 	if (!at)
 		return 0; /* the table's empty key; only garbage leads here */
-	struct ring_crule *set = 0;
-	if (c) {
-		set = c->e[ring_cache_set(at)];
-		for (int i = 0; i < RING_CACHE_WAYS; i++)
-			if (set[i].pc == at) {
-				ring_crule_unpack(set[i].rule, out);
-				return 1;
-			}
-		c->misses++;
-	}
 	const struct ring_rule *ru = ring_rule_lookup(h, at);
-	if (!ru) {
-		stat_add(&h->stats.rule_misses);
-		ask_rule(h, t, f, d, at, w);
-		ru = ring_rule_lookup(h, at);
-		if (!ru)
-			return 0;
-	}
-	*out = *ru;
-	/* Torn if the table is being emptied: then the walk's end empties
-	   the cache too. */
-	uint64_t packed;
-	if (set && ring_crule_pack(out, &packed)) {
-		for (int i = RING_CACHE_WAYS - 1; i > 0; i--)
-			set[i] = set[i - 1];
-		set[0].pc = at;
-		set[0].rule = packed;
-	}
-	return 1;
-}
-
-/* Empty C: its entries may come from a table since emptied. */
-static void
-cache_clear(struct ring_rule_cache *c)
-{
-	for (uint32_t i = 0; i < RING_CACHE_SETS; i++)
-		for (uint32_t j = 0; j < RING_CACHE_WAYS; j++)
-			c->e[i][j].pc = 0;
-}
-
-/* Thread T's rule cache, taken for a walk under rule generation GEN and
-   emptied if it holds another's; 0 when a walk this one interrupted (in
-   a signal handler) has it, or while the table is being emptied. */
-static struct ring_rule_cache *
-cache_take(struct ring_header *h, const struct ring_thread *t, uint64_t gen)
-{
-	if (gen & 1)
-		return 0;
-	struct ring_rule_cache *c = ring_rule_cache(h, t);
-	volatile uint32_t *tag = &c->tag;
-	uint32_t seen = *tag;
-	if (seen & 1)
-		return 0;
-	/* A handler that runs between the look and this store leaves the
-	   cache whole and for the generation it found, which a change
-	   since GEN would make this walk throw away (and empty it). */
-	*tag = 1;
-	__asm__ volatile("" ::: "memory");
-	if (seen != (uint32_t)gen)
-		cache_clear(c);
-	return c;
-}
-
-/* Give C back after a walk taken under GEN; RESET: the table changed
-   meanwhile, so what the walk copied into C may be torn. */
-static void
-cache_give(struct ring_rule_cache *c, uint64_t gen, int reset)
-{
-	if (reset)
-		cache_clear(c);
-	__asm__ volatile("" ::: "memory");
-	*(volatile uint32_t *)&c->tag = (uint32_t)gen;
+	if (ru)
+		return ru;
+	stat_add(&h->stats.rule_misses);
+	ask_rule(h, t, f, d, at, w);
+	return ring_rule_lookup(h, at);
 }
 
 /* Walk the stack of the call F (entry registers in FR) into PCS, at most
@@ -304,7 +233,6 @@ walk(struct ring_header *h, const struct ring_thread *t,
      uint32_t max, uint8_t *why)
 {
 	uint64_t gen = __atomic_load_n(&h->rule_gen, __ATOMIC_ACQUIRE);
-	struct ring_rule_cache *c = cache_take(h, t, gen);
 	uint64_t rsp = (uint64_t)&fr->ret;
 	struct ring_walk w = {
 		.rsp = rsp,
@@ -320,13 +248,12 @@ walk(struct ring_header *h, const struct ring_thread *t,
 	*why = RING_COPY_NONE;
 	pcs[n++] = d->entry;
 	while (n < max) {
-		struct ring_rule ru;
-		if (!rule_find(h, c, t, fr, d, at, &w, &ru) ||
-		    ru.kind == RING_RULE_COPY) {
+		const struct ring_rule *ru = rule_find(h, t, fr, d, at, &w);
+		if (!ru || ru->kind == RING_RULE_COPY) {
 			*why = RING_COPY_RULE;
 			break;
 		}
-		int ok = ring_walk_step(&w, &ru);
+		int ok = ring_walk_step(&w, ru);
 		if (ok < 0) {
 			*why = RING_COPY_BOUNDS;
 			break;
@@ -339,11 +266,8 @@ walk(struct ring_header *h, const struct ring_thread *t,
 	/* Every rule read above came from one state of the table, or what
 	   they led to is not to be trusted, the reason to copy included. */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	int reset = (gen & 1) ||
-		    __atomic_load_n(&h->rule_gen, __ATOMIC_RELAXED) != gen;
-	if (c)
-		cache_give(c, gen, reset);
-	if (reset)
+	if ((gen & 1) ||
+	    __atomic_load_n(&h->rule_gen, __ATOMIC_RELAXED) != gen)
 		*why = RING_COPY_RESET;
 	return *why == RING_COPY_NONE ? n : 0;
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -516,18 +517,33 @@ leakroots_reader_copy(struct leakroots_reader *r, uint64_t lo, uint64_t hi)
 	return 0;
 }
 
-/* The copy holding ADDR, or NULL. */
-static const struct leakroots_copy *
-copy_of(const struct leakroots_reader *r, uint64_t addr)
+/* In V, N sorted disjoint ranges of STRIDE bytes each whose uint64_t end
+   is HI_OFF bytes in: the index of the first with end > ADDR, N if none.
+   The copies and the file mappings are both looked up this way. */
+static size_t
+first_ending_after(const void *v, size_t n, size_t stride, size_t hi_off,
+		   uint64_t addr)
 {
-	size_t a = 0, b = r->n_copies;
-	while (a < b) { /* the first copy with hi > addr */
+	size_t a = 0, b = n;
+	while (a < b) {
 		size_t m = a + (b - a) / 2;
-		if (r->copies[m].hi <= addr)
+		uint64_t hi;
+		memcpy(&hi, (const char *)v + m * stride + hi_off, sizeof(hi));
+		if (hi <= addr)
 			a = m + 1;
 		else
 			b = m;
 	}
+	return a;
+}
+
+/* The copy holding ADDR, or NULL. */
+static const struct leakroots_copy *
+copy_of(const struct leakroots_reader *r, uint64_t addr)
+{
+	size_t a = first_ending_after(r->copies, r->n_copies,
+				      sizeof(*r->copies),
+				      offsetof(struct leakroots_copy, hi), addr);
 	return a < r->n_copies && r->copies[a].lo <= addr ? &r->copies[a]
 							   : NULL;
 }
@@ -641,14 +657,8 @@ leakroots_maps_fini(struct leakroots_maps *ix)
 static const struct leakroots_map *
 file_map(const struct leakroots_maps *ix, uint64_t addr)
 {
-	size_t a = 0, b = ix->n;
-	while (a < b) { /* the first mapping with hi > addr */
-		size_t m = a + (b - a) / 2;
-		if (ix->v[m].hi <= addr)
-			a = m + 1;
-		else
-			b = m;
-	}
+	size_t a = first_ending_after(ix->v, ix->n, sizeof(*ix->v),
+				      offsetof(struct leakroots_map, hi), addr);
 	return a < ix->n && ix->v[a].lo <= addr ? &ix->v[a] : NULL;
 }
 

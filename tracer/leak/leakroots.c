@@ -128,25 +128,39 @@ stack_kind(const char *path)
 	       strncmp(path, "[anon:", 6) == 0;
 }
 
-/* Parses one maps line (maps_parse_line, on a copy: the text is not
-   ours to cut); false when it is not one. */
+/* One line of a maps text, parsed. */
+struct map_line {
+	uint64_t lo, hi;
+	char perms[5];
+	char path[4096];
+};
+
+/* The next mapping of the maps text at *CURSOR (maps_parse_line, on a
+   copy: the text is not ours to cut), *CURSOR moved past it; lines that
+   are not one are passed over. False at the end of the text. */
 static bool
-parse_line(const char *line, size_t len, uint64_t *lo, uint64_t *hi,
-	   char perms[5], char *path, size_t pathsz)
+next_mapping(const char **cursor, struct map_line *out)
 {
-	char buf[4096 + 256];
-	struct mapping m;
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, line, len);
-	buf[len] = 0;
-	if (!maps_parse_line(buf, &m))
-		return false;
-	*lo = m.lo;
-	*hi = m.hi;
-	memcpy(perms, m.perms, sizeof(m.perms));
-	snprintf(path, pathsz, "%s", m.path);
-	return *lo < *hi;
+	while (*cursor && **cursor) {
+		const char *line = *cursor;
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		*cursor = nl ? nl + 1 : NULL;
+		char buf[4096 + 256];
+		struct mapping m;
+		if (len >= sizeof(buf))
+			len = sizeof(buf) - 1;
+		memcpy(buf, line, len);
+		buf[len] = 0;
+		if (!maps_parse_line(buf, &m) || m.lo >= m.hi)
+			continue;
+		out->lo = m.lo;
+		out->hi = m.hi;
+		memcpy(out->perms, m.perms, sizeof(m.perms));
+		snprintf(out->path, sizeof(out->path), "%s", m.path);
+		return true;
+	}
+	return false;
 }
 
 int
@@ -160,21 +174,17 @@ leakroots_from_maps(const char *maps,
 	struct leak_root *res = NULL;
 	size_t nres = 0, capres = 0;
 	int rc = -ENOMEM;
-	char path[4096];
+	struct map_line ml;
 
 	*out = NULL;
 	*nout = 0;
 
 	/* Candidate mappings, and the parts of stack mappings below their
 	   lowest SP as holes. */
-	for (const char *line = maps; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		uint64_t lo, hi;
-		char perms[5] = { 0 };
-		if (parse_line(line, len, &lo, &hi, perms, path,
-			       sizeof(path)) &&
-		    perms[0] == 'r' && perms[1] == 'w' &&
+	for (const char *cur = maps; next_mapping(&cur, &ml);) {
+		uint64_t lo = ml.lo, hi = ml.hi;
+		const char *path = ml.path;
+		if (ml.perms[0] == 'r' && ml.perms[1] == 'w' &&
 		    !kernel_special(path) && !device(path)) {
 			if (push(&cand, lo, hi))
 				goto out;
@@ -194,7 +204,6 @@ leakroots_from_maps(const char *maps,
 				}
 			}
 		}
-		line = nl ? nl + 1 : NULL;
 	}
 	for (size_t i = 0; i < nexclude; i++)
 		if (push(&holes, exclude[i].lo, exclude[i].hi))
@@ -347,19 +356,14 @@ int
 leakroots_glibc_heaps(const char *maps, struct leakroots_reader *r,
 		      struct leakroots_range **out, size_t *nout)
 {
-	char path[4096];
+	struct map_line ml;
 	struct rvec heaps = { 0 };
 	*out = NULL;
 	*nout = 0;
-	for (const char *line = maps; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		uint64_t lo, hi;
-		char perms[5] = { 0 };
-		bool parsed = parse_line(line, len, &lo, &hi, perms, path,
-					 sizeof(path));
-		line = nl ? nl + 1 : NULL;
-		if (!parsed || perms[0] != 'r' || perms[1] != 'w')
+	for (const char *cur = maps; next_mapping(&cur, &ml);) {
+		uint64_t lo = ml.lo, hi = ml.hi;
+		const char *path = ml.path;
+		if (ml.perms[0] != 'r' || ml.perms[1] != 'w')
 			continue;
 		if (strcmp(path, "[heap]") == 0) {
 			if (push(&heaps, lo, hi))
@@ -613,18 +617,13 @@ leakroots_thread_regs(pid_t tid, uint64_t regs[LEAKROOTS_NREGS],
 int
 leakroots_index_maps(const char *maps, struct leakroots_maps *ix)
 {
-	char path[4096];
+	struct map_line ml;
 	ix->v = NULL;
 	ix->n = 0;
 	size_t cap = 0;
-	for (const char *line = maps; line && *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		uint64_t lo, hi;
-		char perms[5] = { 0 };
-		if (parse_line(line, len, &lo, &hi, perms, path,
-			       sizeof(path)) &&
-		    path[0] == '/' && (perms[0] == 'r' || perms[2] == 'x')) {
+	for (const char *cur = maps; next_mapping(&cur, &ml);) {
+		if (ml.path[0] == '/' &&
+		    (ml.perms[0] == 'r' || ml.perms[2] == 'x')) {
 			if (ix->n == cap) {
 				cap = cap ? cap * 2 : 64;
 				void *nv = realloc(ix->v, cap * sizeof(*ix->v));
@@ -635,12 +634,11 @@ leakroots_index_maps(const char *maps, struct leakroots_maps *ix)
 				ix->v = nv;
 			}
 			ix->v[ix->n++] = (struct leakroots_map){
-				.lo = lo, .hi = hi,
-				.readable = perms[0] == 'r',
-				.executable = perms[2] == 'x',
+				.lo = ml.lo, .hi = ml.hi,
+				.readable = ml.perms[0] == 'r',
+				.executable = ml.perms[2] == 'x',
 			};
 		}
-		line = nl ? nl + 1 : NULL;
 	}
 	return 0;
 }

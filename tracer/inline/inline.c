@@ -1100,6 +1100,19 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	return 0;
 }
 
+int
+inline_fork_child_unpatch(const struct tproc *parent, struct tproc *child,
+			  pid_t tid)
+{
+	const struct inline_proc *pp = parent->inl;
+	int err = 0;
+	for (unsigned i = 0; pp && !err && i < pp->n_patches; i++)
+		err = mem_write_code(child, tid, pp->patches[i].addr,
+				     pp->patches[i].orig,
+				     pp->patches[i].covered);
+	return err;
+}
+
 /* ---- vfork ---- */
 
 /* The thread pointer of stopped thread TID (fs_base: the stubs' key), or

@@ -173,6 +173,10 @@ attach_sandbox() {
 	echo go >&9
 	finish_target s || return
 	same_as_native "$what" "$filter" "$tmp/s.out" "$status"
+	if ! wait_gone "$hpid" 30; then
+		fail "$what: heaptrace still there 30 s after the program's end"
+		kill -9 "$hpid"
+	fi
 	wait "$hpid"
 	hst=$?
 }

@@ -13,7 +13,9 @@
 	X(HT_E_NOSYM, "no symbol covers this address") \
 	X(HT_E_FORMAT, "malformed input") \
 	X(HT_E_UNKNOWN_BLOCK, "block not known") \
-	X(HT_E_NOTIMPL, "not implemented yet")
+	X(HT_E_NOTIMPL, "not implemented yet") \
+	X(HT_E_SECCOMP, "it has a seccomp filter of its own, which " \
+	  "heaptrace's system calls in it pass only with CAP_SYS_ADMIN")
 
 enum ht_error {
 	HT_E_BASE = 4096,

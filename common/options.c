@@ -175,7 +175,8 @@ static const struct opt_spec specs[] = {
 	  .def = "auto", .choices = backend_names, .group = GROUP_OWN,
 	  .help = "how allocator calls are caught: inline records them in "
 		  "the target without stopping it, ptrace stops it at each "
-		  "call; auto tries inline first" },
+		  "call; auto: inline, with a ptrace stop only at a function "
+		  "it cannot patch" },
 	{ .name = "--ring-size", .kind = OPT_POW2, .off = FIELD(ring_size),
 	  .def = "8388608", .lo = 4096, .hi = 1073741824, .group = GROUP_OWN,
 	  .help = "bytes of the inline backend's event ring, a power of two" },

@@ -41,7 +41,8 @@ enum ht_leak_check {
 #define HT_LEAK_KIND_DEFINITE 8u
 
 enum ht_backend {
-	HT_BACKEND_AUTO,   /* inline where it can be used, else ptrace */
+	HT_BACKEND_AUTO,   /* inline, an int3 where a function cannot be
+			      patched (never a whole process's fallback) */
 	HT_BACKEND_INLINE, /* recording stub in the target, no stop per call */
 	HT_BACKEND_PTRACE, /* a ptrace stop at every call */
 };

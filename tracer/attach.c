@@ -42,6 +42,7 @@
 #include "tracer/leak/leak.h"
 #include "tracer/pages/pages.h"
 #include "tracer/probes/probes.h"
+#include "tracer/target/target.h"
 
 /* Options every seized thread gets; no PTRACE_O_EXITKILL: a tracer that
    dies must not take the process with it. */
@@ -271,6 +272,7 @@ static int
 seize_all(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 {
 	long options = ATTACH_OPTIONS | leakstop_ptrace_options(t->opt);
+	inject_session(options, 0);
 	for (int pass = 0; pass < SEIZE_PASSES; pass++) {
 		int n = seize_pass(t, p, options, err, errlen);
 		if (n < 0)

@@ -19,6 +19,7 @@
 #include "common/err.h"
 #include "tracer/leak/leak.h"
 #include "tracer/pages/pages.h"
+#include "tracer/target/target.h"
 
 /* What failed in the child before the program ran. */
 enum launch_stage { LAUNCH_EXEC, LAUNCH_SECCOMP };
@@ -162,6 +163,7 @@ launch_spawn(struct tracer *t, char *const argv[], int *err_fd, char *err,
 	close(errp[1]);
 	long options = TRACE_OPTIONS | (pages ? PAGE_TRACE_OPTIONS : 0) |
 		       leakstop_ptrace_options(t->opt);
+	inject_session(options, pages ? 1 : 0); /* its page filter */
 	if (ptrace(PTRACE_SEIZE, pid, NULL, (void *)options) < 0) {
 		int e = errno;
 		kill(pid, SIGKILL);

@@ -7,11 +7,16 @@
    tables, calls another concern's teardown. */
 #include "tracer/session.h"
 
+#include <signal.h>
+#include <sys/ptrace.h>
+
+#include "common/err.h"
 #include "tracer/inline/inline.h"
 #include "tracer/leak/leak.h"
 #include "tracer/measure/measure.h"
 #include "tracer/pages/pages.h"
 #include "tracer/probes/probes.h"
+#include "tracer/target/target.h"
 
 struct tracee *
 lifecycle_thread_add(struct tracer *t, pid_t tid, struct tproc *p)
@@ -54,4 +59,32 @@ lifecycle_proc_free(struct tracer *t, struct tproc *p)
 	leakstop_reset(p);
 	inline_free(p);
 	proc_free(t, p);
+}
+
+void
+lifecycle_release_fork_child(struct tracer *t, struct tracee *tc,
+			     const struct tproc *parent, int why)
+{
+	struct tproc *p = tc->proc;
+	/* Killing it, as heaptrace once did, changes what the program
+	   does; tracing it without a ring would send its records to its
+	   parent's profile. */
+	ht_warn("process %d: forked child not profiled past its fork, and "
+		"let go untraced: %s", (int)p->pid, ht_strerror(-why));
+	int err = inline_fork_child_unpatch(parent, p, tc->tid);
+	for (size_t i = 0; !err && i < p->n_probes; i++)
+		err = mem_write_code(p, tc->tid, p->probes[i].addr,
+				     p->probes[i].d.orig, arch_breakpoint_len);
+	if (err) {
+		/* Half of heaptrace's hooks would stay in it. */
+		ht_error("process %d: cannot take heaptrace's hooks out (%s); "
+			 "killing it", (int)p->pid, ht_strerror(-err));
+		kill(p->pid, SIGKILL);
+		return;
+	}
+	tracer_end_profile(t, p);
+	ptrace(PTRACE_DETACH, tc->tid, NULL, NULL);
+	lifecycle_thread_remove(t, tc);
+	if (p->n_threads == 0)
+		lifecycle_proc_free(t, p);
 }

@@ -446,16 +446,13 @@ first_stop(struct tracer *t, struct tracee *tc)
 	}
 	stack_base_line(t, tc);
 	if (tc->ring_parent) {
-		int err = inline_fork_child(t, tc->ring_parent, tc->proc,
-					    tc->tid);
-		if (err) {
-			/* Its records would land in the parent's ring. */
-			ht_error("process %d: cannot give the forked child a "
-				 "ring of its own (%s); killing it",
-				 (int)tc->proc->pid, ht_strerror(err));
-			kill(tc->proc->pid, SIGKILL);
-		}
+		struct tproc *parent = tc->ring_parent;
 		tc->ring_parent = NULL;
+		int err = inline_fork_child(t, parent, tc->proc, tc->tid);
+		if (err) {
+			lifecycle_release_fork_child(t, tc, parent, err);
+			return;
+		}
 	}
 	/* Its stubs record from its first call: nobody is asked then. */
 	inline_thread_known(t, tc);

@@ -69,6 +69,12 @@ void lifecycle_proc_exec(struct tproc *p);
 /* P is gone or let go: drop its state in every concern, then its record
    (NULL: nothing). */
 void lifecycle_proc_free(struct tracer *t, struct tproc *p);
+/* TC, the one thread of a fork child of PARENT held at its first stop,
+   could not be set up (WHY, a negative error): its code as it was
+   before heaptrace (PARENT's hooks taken out), its profile ended at the
+   fork, it runs on untraced, and its records go (TC included). */
+void lifecycle_release_fork_child(struct tracer *t, struct tracee *tc,
+				  const struct tproc *parent, int why);
 
 /* ---- idle.c: the event loop's idle wait ---- */
 #define IDLE_MAX_RINGS 127 /* futex_waitv takes 128 words */

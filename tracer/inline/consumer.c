@@ -141,12 +141,26 @@ int
 tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 		uint32_t stack_copy, struct tracer_ring **out)
 {
+	int fd = memfd_create("heaptrace-ring", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return tracer_ring_new_on(fd, size, thread_cap, rule_cap, stack_copy,
+				  out);
+}
+
+int
+tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
+		   uint32_t rule_cap, uint32_t stack_copy,
+		   struct tracer_ring **out)
+{
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (!is_pow2(size) || size < page || size > (1ULL << 40) ||
 	    !is_pow2(thread_cap) || thread_cap < 8 || thread_cap > (1u << 20) ||
 	    !is_pow2(rule_cap) || rule_cap < 8 || rule_cap > (1u << 24) ||
-	    stack_copy > size / 4 || stack_copy > RING_MAX_STACK_COPY)
+	    stack_copy > size / 4 || stack_copy > RING_MAX_STACK_COPY) {
+		close(fd);
 		return -EINVAL;
+	}
 	uint64_t rule_off = RING_HDR_FIXED +
 			    (uint64_t)thread_cap * sizeof(struct ring_thread);
 	uint64_t data_off = rule_off +
@@ -156,15 +170,14 @@ tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
 	r->file_len = data_off + size;
 	r->map_len = r->file_len + size;
-	r->fd = memfd_create("heaptrace-ring", MFD_CLOEXEC);
-	int err = r->fd < 0 ? -errno : 0;
-	if (!err && ftruncate(r->fd, (off_t)r->file_len) < 0)
+	r->fd = fd;
+	int err = 0;
+	if (ftruncate(r->fd, (off_t)r->file_len) < 0)
 		err = -errno;
 	if (!err)
 		err = map_ring(r, data_off, size);
 	if (err) {
-		if (r->fd >= 0)
-			close(r->fd);
+		close(r->fd);
 		free(r);
 		return err;
 	}

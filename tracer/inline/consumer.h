@@ -42,11 +42,17 @@ struct tracer_ring_stats {
    Returns 0 and *OUT, or -EINVAL, or -errno. */
 int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
 		    uint32_t stack_copy, struct tracer_ring **out);
+/* tracer_ring_new on FD, an empty memfd (made in the target, so that the
+   target needs no way into heaptrace's files), which R owns from now on,
+   failure included. */
+int tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
+		       uint32_t rule_cap, uint32_t stack_copy,
+		       struct tracer_ring **out);
 
 /* Unmap and close R. NULL is a no-op. */
 void tracer_ring_free(struct tracer_ring *r);
 
-/* The memfd, for the target to open as /proc/<tracer>/fd/<fd>. Owned by R. */
+/* The memfd, owned by R. */
 int tracer_ring_fd(const struct tracer_ring *r);
 
 /* How the target maps R: reserve MAP_LEN bytes at some A, then map the

@@ -61,10 +61,11 @@ stack_copy(const struct tracer *t)
    they stamp calls with the TSC when the clock is milliseconds and the TSC
    can be trusted (else records are timed when drained). */
 static int
-ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip)
+ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip,
+	 int fd)
 {
-	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, RULE_CAP,
-				  stack_copy(t), &ip->ring);
+	int err = tracer_ring_new_on(fd, t->opt->ring_size, THREAD_CAP,
+				     RULE_CAP, stack_copy(t), &ip->ring);
 	if (err)
 		return err;
 	if (t->sink->stub_rule &&
@@ -93,31 +94,55 @@ inject(struct tproc *p, pid_t tid, long nr, uint64_t a0, uint64_t a1,
 	return 0;
 }
 
-/* The target opens our memfd through /proc/<heaptrace>/fd/<n>: a path we
-   write into one of its scratch pages. */
-static int
-map_ring_at(struct tproc *p, pid_t tid, struct inline_proc *ip, uint64_t at)
+static void
+close_in_target(struct tproc *p, pid_t tid, uint64_t fd)
 {
-	char path[64];
-	int n = snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(),
-			 tracer_ring_fd(ip->ring));
-	uint64_t path_addr;
-	int err = scratch_alloc(p, tid, p->syscall_insn, (size_t)n + 1,
-				&path_addr);
+	uint64_t ignored;
+	inject(p, tid, SYS_close, fd, 0, 0, 0, 0, 0, &ignored);
+}
+
+/* The ring's file, made by P itself (memfd_create, its name written into
+   a scratch page) and opened here as /proc/<P>/fd/<n>: *TARGET_FD is
+   P's descriptor, *FD ours. The target never reaches into heaptrace's
+   files, which a process of another user could not (a daemon's workers
+   run as nobody), and nothing in it names heaptrace. */
+static int
+ring_file_in_target(struct tproc *p, pid_t tid, uint64_t *target_fd, int *fd)
+{
+	static const char name[] = "heaptrace-ring";
+	uint64_t name_addr;
+	int err = scratch_alloc(p, tid, p->syscall_insn, sizeof(name),
+				&name_addr);
 	if (!err)
-		err = mem_write_code(p, tid, path_addr, path, (size_t)n + 1);
+		err = mem_write_code(p, tid, name_addr, name, sizeof(name));
+	if (!err)
+		err = inject(p, tid, SYS_memfd_create, name_addr, MFD_CLOEXEC,
+			     0, 0, 0, 0, target_fd);
 	if (err)
 		return err;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)p->pid,
+		 (int)*target_fd);
+	*fd = open(path, O_RDWR | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	err = -errno;
+	close_in_target(p, tid, *target_fd);
+	return err;
+}
+
+/* P maps IP's ring (its descriptor TARGET_FD, closed here whatever
+   happens) at AT, or anywhere when AT is 0. */
+static int
+map_ring_at(struct tproc *p, pid_t tid, struct inline_proc *ip, uint64_t at,
+	    uint64_t target_fd)
+{
 	struct tracer_ring_layout l;
 	tracer_ring_layout(ip->ring, &l);
-	uint64_t fd, base, r;
-	err = inject(p, tid, SYS_openat, (uint64_t)AT_FDCWD, path_addr,
-		     O_RDWR | O_CLOEXEC, 0, 0, 0, &fd);
-	if (err)
-		return err;
-	err = inject(p, tid, SYS_mmap, at, l.map_len, PROT_NONE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0),
-		     (uint64_t)-1, 0, &base);
+	uint64_t fd = target_fd, base, r;
+	int err = inject(p, tid, SYS_mmap, at, l.map_len, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | (at ? MAP_FIXED : 0),
+			 (uint64_t)-1, 0, &base);
 	/* Not populated: allocating and zeroing the whole ring up front
 	   cost 7-13 ms of every start-up, where a short program touches a
 	   few of its pages and a long one pays a fault per page once. */
@@ -129,12 +154,26 @@ map_ring_at(struct tproc *p, pid_t tid, struct inline_proc *ip, uint64_t at)
 		err = inject(p, tid, SYS_mmap, base + l.file_len, l.size,
 			     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 			     fd, l.data_off, &r); /* touched only by wrapping records */
-	uint64_t ignored;
-	inject(p, tid, SYS_close, fd, 0, 0, 0, 0, 0, &ignored);
+	close_in_target(p, tid, fd);
 	if (err)
 		return err;
 	ip->ring_addr = base;
 	return 0;
+}
+
+/* IP's ring, made with P (ring_file_in_target); mapped by map_ring_at. */
+static int
+ring_new_in_target(struct tracer *t, struct tproc *p, pid_t tid,
+		   struct inline_proc *ip, uint64_t *target_fd)
+{
+	int fd;
+	int err = ring_file_in_target(p, tid, target_fd, &fd);
+	if (err)
+		return err;
+	err = ring_new(t, p, ip, fd);
+	if (err)
+		close_in_target(p, tid, *target_fd);
+	return err;
 }
 
 static int
@@ -155,9 +194,13 @@ inline_setup(struct tracer *t, struct tproc *p, pid_t tid, uint64_t near)
 	if (p->inl)
 		return 0;
 	struct inline_proc *ip = ht_xcalloc(1, sizeof(*ip));
-	int err = ring_new(t, p, ip);
-	if (!err)
-		err = map_ring_at(p, tid, ip, 0);
+	uint64_t target_fd;
+	int err = ring_new_in_target(t, p, tid, ip, &target_fd);
+	if (err) {
+		free(ip);
+		return err;
+	}
+	err = map_ring_at(p, tid, ip, 0, target_fd);
 	if (!err)
 		err = write_blob(p, tid, ip, near);
 	if (err) {
@@ -1021,7 +1064,12 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	ip->broken = false;
 	ip->vforks = NULL; /* the parent's vfork children are not its own */
 	ip->n_vforks = ip->cap_vforks = 0;
-	int err = ring_new(t, child, ip);
+	uint64_t target_fd;
+	int err = ring_new_in_target(t, child, tid, ip, &target_fd);
+	if (err) {
+		free(ip);
+		return err;
+	}
 	for (unsigned i = 0; !err && i < ip->n_patches; i++) {
 		const struct inline_patch *pa = &ip->patches[i];
 		err = pa->hook
@@ -1039,9 +1087,10 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 		tracer_ring_freeres_set(ip->ring, ph->freeres[0],
 					ph->freeres[1]);
 	}
-	uint64_t want = pp->ring_addr;
-	if (!err)
-		err = map_ring_at(child, tid, ip, want);
+	if (err)
+		close_in_target(child, tid, target_fd);
+	else
+		err = map_ring_at(child, tid, ip, pp->ring_addr, target_fd);
 	if (err) {
 		tracer_ring_free(ip->ring);
 		free(ip);
@@ -1049,6 +1098,19 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	}
 	child->inl = ip;
 	return 0;
+}
+
+int
+inline_fork_child_unpatch(const struct tproc *parent, struct tproc *child,
+			  pid_t tid)
+{
+	const struct inline_proc *pp = parent->inl;
+	int err = 0;
+	for (unsigned i = 0; pp && !err && i < pp->n_patches; i++)
+		err = mem_write_code(child, tid, pp->patches[i].addr,
+				     pp->patches[i].orig,
+				     pp->patches[i].covered);
+	return err;
 }
 
 /* ---- vfork ---- */

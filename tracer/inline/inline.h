@@ -67,6 +67,11 @@ uint64_t inline_pending_all(struct tracer *t);
 void inline_thread_known(struct tracer *t, struct tracee *tc);
 /* TC is exiting: drain, and forget its thread-table entry. */
 void inline_thread_gone(struct tracer *t, struct tracee *tc);
+/* CHILD, a fork of PARENT held at its first stop TID, gets PARENT's
+   patched entries' original bytes back (it is let go untraced: its
+   stubs would write into PARENT's ring). 0 or -errno. */
+int inline_fork_child_unpatch(const struct tproc *parent, struct tproc *child,
+			      pid_t tid);
 /* Give CHILD, a fork of PARENT held at its first stop TID, a ring of its
    own at the same address. 0 or -errno. */
 int inline_fork_child(struct tracer *t, struct tproc *parent,

@@ -213,15 +213,14 @@ patch_inline(struct tracer *t, struct tproc *p, pid_t tid,
 	if (!n || !inline_wanted(t))
 		return;
 	if (!p->inl) {
-		int err = inline_setup(t, p, tid, targets[0].addr);
-		if (err) {
-			if (!p->inline_refused)
-				ht_warn("process %d: inline backend unavailable "
-					"(%s); using ptrace breakpoints",
-					(int)p->pid, ht_strerror(err));
-			p->inline_refused = true;
+		/* No int3s in its place (bind_stopped): a heaptrace that
+		   died would leave them to kill the program with SIGTRAP,
+		   which only an explicit --backend=ptrace accepts. The
+		   error goes up through the set-up: run says it, attach
+		   is refused. */
+		p->inline_refused = inline_setup(t, p, tid, targets[0].addr);
+		if (p->inline_refused)
 			return;
-		}
 	}
 	inline_patch(t, p, tid, targets, n);
 }
@@ -278,11 +277,14 @@ binding_add(struct bindings *b, struct inline_target tg, enum probe_role role)
 
 /* Patch B's entries, and plant an int3 probe on each one that could not
    be patched. TID is stopped; P's other threads are stopped around the
-   writes. */
+   writes. Nothing when the inline path could not be set up at all
+   (patch_inline). */
 static void
 bind_stopped(struct tracer *t, struct tproc *p, pid_t tid, struct bindings *b)
 {
 	patch_inline(t, p, tid, b->targets, b->n);
+	if (p->inline_refused)
+		return;
 	for (size_t k = 0; k < b->n; k++) {
 		const struct inline_target *tg = &b->targets[k];
 		/* an alias of a function given an int3 just before; a page
@@ -569,6 +571,8 @@ hook_ld_so(struct tracer *t, struct tproc *p, pid_t tid, uint64_t base)
 		.hook = RING_CLASS_NOTIFY,
 	}, PROBE_DEBUG_STATE);
 	bind_stopped(t, p, tid, &b);
+	if (p->inline_refused)
+		return p->inline_refused;
 	return b.targets[0].err && !probe_find(p, bias + state.vaddr)
 		? b.targets[0].err : 0;
 }
@@ -616,7 +620,7 @@ loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid)
 		return hook_ld_so(t, p, tid, base);
 	plant_static(t, p, tid);
 	p->setup_done = true;
-	return 0;
+	return p->inline_refused;
 }
 
 int
@@ -632,7 +636,7 @@ loader_setup_attach(struct tracer *t, struct tproc *p, pid_t tid)
 	if (!base) {
 		plant_static(t, p, tid);
 		p->setup_done = true;
-		return 0;
+		return p->inline_refused;
 	}
 	/* The hook first: a dlopen after we resume must be seen. Then the
 	   link map as it is now; if ld.so is in the middle of a change

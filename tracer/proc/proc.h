@@ -77,6 +77,8 @@ struct tproc {
 	uint64_t inject_routine;  /* inject.c's routine, 0 until made */
 	bool inject_slack;        /* ... in a code mapping's padding, to be
 				     zeroed again (inject_forget) */
+	bool own_seccomp;         /* has a seccomp filter of its own (kept
+				     across fork and exec, as the filter) */
 	uint64_t r_debug;         /* ld.so's struct r_debug, 0 if static */
 	uint64_t freeres[2];      /* __gnu_cxx::__freeres, __libc_freeres */
 	bool bound[LOADER_MAX_SYMBOLS]; /* per loader.c symbol: an object
@@ -87,7 +89,8 @@ struct tproc {
 	bool profiling;           /* between process_start and process_end */
 	bool detaching;           /* exec without --trace-children */
 	struct inline_proc *inl;  /* the inline path's state, or NULL */
-	bool inline_refused;      /* setting up the inline path failed */
+	int inline_refused;       /* setting up the inline path failed: why
+				     (a negative error), else 0 */
 	int n_threads;
 	int64_t insn_base;        /* instructions counted outside live threads'
 				     counters (exited threads, the parent before

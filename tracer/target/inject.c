@@ -410,9 +410,107 @@ test_die_in_inject(void)
 		raise(SIGKILL);
 }
 
+/* ---- The target's own seccomp filter ----
+
+   An injected call meets the target's seccomp filters like the target's
+   own calls (the kernel runs them after the syscall-entry stop): a denial
+   fails it, a kill action kills the process, a trap sends it SIGSYS. With
+   CAP_SYS_ADMIN the filters are lifted for heaptrace's call alone
+   (PTRACE_O_SUSPEND_SECCOMP set on the thread before it and cleared
+   before the thread runs anything of its own, so the program's calls
+   always meet its filters; a heaptrace that dies in between leaves the
+   thread detached, and the kernel clears the flag with the rest of its
+   ptrace state). Without it, nothing is injected into such a process:
+   which calls its filter kills for cannot be known (reading a filter
+   needs CAP_SYS_ADMIN too), and a filter that only denies would still
+   make the call fail. */
+
+#ifndef PTRACE_O_SUSPEND_SECCOMP
+#define PTRACE_O_SUSPEND_SECCOMP 0x00200000
+#endif
+
+static long session_options;
+static int session_own_filters;
+
+void
+inject_session(long options, int own_filters)
+{
+	session_options = options;
+	session_own_filters = own_filters;
+}
+
+/* The number after KEY in /proc/PID/status's text TEXT, or -1. */
+static long
+status_field(const char *text, const char *key)
+{
+	const char *at = strstr(text, key);
+	return at ? strtol(at + strlen(key), NULL, 10) : -1;
+}
+
+/* Whether P has a seccomp filter heaptrace did not install: strict mode,
+   or more filters than heaptrace's own (an old kernel that does not
+   count them: any filter while heaptrace has none there). A yes is kept:
+   a filter is never removed, and outlives fork and exec. */
+static bool
+has_own_seccomp(struct tproc *p)
+{
+	if (p->own_seccomp)
+		return true;
+	char path[64], text[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false; /* gone: the call fails by itself */
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	long mode = status_field(text, "\nSeccomp:");
+	long filters = status_field(text, "\nSeccomp_filters:");
+	p->own_seccomp = mode == 1 ||
+			 (mode == 2 && (filters < 0 ? session_own_filters == 0
+						    : filters >
+						      session_own_filters));
+	return p->own_seccomp;
+}
+
+/* TID's filters lifted for one call (ON), or back. 0, -HT_E_SECCOMP when
+   heaptrace may not lift them, or -errno. */
+static int
+seccomp_suspend(pid_t tid, bool on)
+{
+	long opts = session_options | (on ? PTRACE_O_SUSPEND_SECCOMP : 0);
+	if (ptrace(PTRACE_SETOPTIONS, tid, NULL, (void *)opts) == 0)
+		return 0;
+	/* EPERM: no CAP_SYS_ADMIN, or heaptrace itself runs under a
+	   filter; EINVAL: a kernel without CONFIG_CHECKPOINT_RESTORE. */
+	return on && (errno == EPERM || errno == EINVAL) ? -HT_E_SECCOMP
+							 : -errno;
+}
+
+static int inject_unfiltered(struct tproc *p, pid_t tid, long nr,
+			     const uint64_t args[6], uint64_t *ret);
+
 int
 inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 	       uint64_t *ret)
+{
+	if (!has_own_seccomp(p))
+		return inject_unfiltered(p, tid, nr, args, ret);
+	int err = seccomp_suspend(tid, true);
+	if (err) {
+		ht_debug("process %d: no system call injected: %s",
+			 (int)p->pid, ht_strerror(-err));
+		return err;
+	}
+	err = inject_unfiltered(p, tid, nr, args, ret);
+	int back = seccomp_suspend(tid, false);
+	return err ? err : back == -ESRCH ? 0 : back;
+}
+
+/* inject_syscall, for a call no filter of the target's will see. */
+static int
+inject_unfiltered(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
+		  uint64_t *ret)
 {
 	struct user_regs_struct saved, r;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &saved) < 0)

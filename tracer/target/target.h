@@ -42,9 +42,17 @@ int mem_write_code(struct tproc *p, pid_t tid, uint64_t addr, const void *buf,
 		   size_t len);
 
 /* ---- inject.c: system calls run by a stopped thread, scratch pages ---- */
+/* The ptrace OPTIONS every tracee of this session was seized with, and
+   how many seccomp filters heaptrace installed in them itself (OWN: 1
+   under run --pages-as-heap=yes, else 0); inject_syscall puts OPTIONS
+   back after lifting a target's own filter. */
+void inject_session(long options, int own_filters);
 /* Make TID (stopped at a breakpoint, signal or interrupt stop) execute
-   syscall NR with ARGS, then restore its registers. Returns 0 and the
-   syscall's result in *RET, or -errno when the thread vanished. */
+   syscall NR with ARGS, then restore its registers. A process with a
+   seccomp filter of its own has it lifted for the call alone
+   (PTRACE_O_SUSPEND_SECCOMP, CAP_SYS_ADMIN), or is left untouched:
+   -HT_E_SECCOMP. Returns 0 and the syscall's result in *RET, or -errno
+   when the thread vanished. */
 int inject_syscall(struct tproc *p, pid_t tid, long nr, const uint64_t args[6],
 		   uint64_t *ret);
 /* TID is at its exec event stop, inside execve: take it to the call's

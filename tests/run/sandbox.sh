@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Programs that sandbox themselves (tracer/target/inject.c, "The target's
+# own seccomp filter"; tracer/inline/inline.c, the ring made in the
+# target): the program's behaviour must be its native one, children and
+# statuses included. SANDBOX is progs/sandbox.c, ATTACHEE progs/attachee.c.
+# User 65534 (nobody) is reached with setpriv; cases that need root, or
+# setpriv, or a build nobody can read, are skipped where those are missing.
+# CASE is one of:
+#  nobody-attach  ATTACHEE (four threads checking every byte of their
+#            blocks) runs as nobody; root attaches three times: for 1 s
+#            (the summary line says inline, no warning, and the profile
+#            has blocks), then until heaptrace is SIGKILLed, then until
+#            it gets SIGHUP (either way out for heaptrace), each 0.5 s
+#            after the attach. The program runs on, and ends with status
+#            0 and its native output.
+#  nobody-drop  `heaptrace run` as root of SANDBOX dropping to nobody
+#            before it forks two children (a daemon's master and
+#            workers): native output and status, a profile per process,
+#            each child's with the blocks it made after its fork.
+#  run-FILTER  SANDBOX installs FILTER (errno-openat, kill-openat,
+#            kill-memfd, two: progs/sandbox.c) and forks two children:
+#            under `run` (default backend; as root, each child's profile
+#            has its blocks), `run --backend=ptrace` and `run
+#            --pages-as-heap=yes`, as root and as nobody, the output and
+#            status are native (children alive, the filter's denials
+#            as they were). As nobody, each child gets one warning that
+#            it is let go untraced, under the default backend.
+#  attach-FILTER  the same filter, the program waiting on stdin: attached
+#            by root, children profiled and output native; attached by
+#            nobody (the program as nobody too), a one-line refusal,
+#            exit status 2, and native output.
+set -u
+. "$(dirname "$0")/../lib.sh" || exit 99
+
+if [ $# -ne 4 ]; then
+	usage "sandbox.sh HEAPTRACE SANDBOX ATTACHEE CASE"
+fi
+ht=$(abspath "$1") sandbox=$(abspath "$2") attachee=$(abspath "$3") case=$4
+need_exec "$ht" "$sandbox" "$attachee"
+need mkfifo setpriv
+scratch
+chmod 777 "$tmp"
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+
+is_root() {
+	[ "$(id -u)" = 0 ]
+}
+
+# nobody_can_run: nobody can run heaptrace and the programs here.
+nobody_can_run() {
+	is_root && "${as_nobody[@]}" test -x "$ht" -a -x "$sandbox" \
+		-a -x "$attachee" -a -w "$tmp" 2>/dev/null
+}
+
+# native NAME ARGS...: SANDBOX ARGS run alone, "go" on its stdin: its
+# stdout and status in $tmp/NAME.native.
+native() {
+	local name=$1
+	shift
+	echo go | "$@" >"$tmp/$name.native" 2>/dev/null
+	echo "status $?" >>"$tmp/$name.native"
+}
+
+# same_as_native WHAT NAME FILE STATUS: FILE (stdout) and STATUS are those
+# of $tmp/NAME.native.
+same_as_native() {
+	local what=$1 name=$2 got
+	got=$(cat "$3"; echo "status $4")
+	if [ "$got" != "$(cat "$tmp/$name.native")" ]; then
+		fail "$what: output and status differ from the native run:"
+		diff <(echo "$got") "$tmp/$name.native" | head -20
+	fi
+}
+
+# max_heap FILE: the largest mem_heap_B of profile FILE.
+max_heap() {
+	awk -F= '/^mem_heap_B=/ { if ($2 > m) m = $2 } END { print m + 0 }' "$1"
+}
+
+# first_heap FILE: mem_heap_B of FILE's first snapshot.
+first_heap() {
+	awk -F= '/^mem_heap_B=/ { print $2; exit }' "$1"
+}
+
+# children_profiled WHAT PREFIX PARENT: profiles PREFIX.PID other than
+# PARENT's: exactly two, each with at least 2000 bytes more at its peak
+# than at the fork (the block each child keeps: 2000 and 3000 bytes).
+children_profiled() {
+	local what=$1 prefix=$2 parent=$3 f n=0 grew
+	for f in "$prefix".*; do
+		case $f in *.sites | "$prefix.$parent") continue ;; esac
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		grew=$(($(max_heap "$f") - $(first_heap "$f")))
+		[ "$grew" -ge 2000 ] ||
+			fail "$what: child profile $f grew by $grew bytes after the fork, want >= 2000"
+	done
+	[ "$n" -eq 2 ] || fail "$what: $n child profiles, want 2 ($(ls "$tmp"))"
+}
+
+# run_case WHAT USER PREFIX NAME HT_OPTS... -- SANDBOX_ARGS...: `heaptrace
+# run` (as root or nobody: USER) of SANDBOX, stdin "go"; its stdout must
+# be the native one (NAME); heaptrace's stderr in $tmp/err, the program's
+# pid in $parent (from its profile's name).
+run_case() {
+	local what=$1 user=$2 prefix=$3 name=$4 st
+	shift 4
+	take_opts "$@"
+	shift "$taken"
+	local who=()
+	[ "$user" = nobody ] && who=("${as_nobody[@]}")
+	rm -f "$prefix".*
+	echo go | "${who[@]}" "$ht" run "${opts[@]}" \
+		--massif-out-file="$prefix.%p" "$sandbox" "$@" \
+		>"$tmp/out" 2>"$tmp/err"
+	st=$?
+	same_as_native "$what" "$name" "$tmp/out" "$st"
+	parent=$(grep -o "snapshots\? in $prefix\.[0-9]*" "$tmp/err" | head -1)
+	parent=${parent##*.}
+	[ -n "$parent" ] || fail "$what: no summary line: $(cat "$tmp/err")"
+}
+
+case_run() {
+	local filter=$1 user what
+	native "$filter" "$sandbox" "$filter" 2
+	for user in root nobody; do
+		if [ "$user" = nobody ] && ! nobody_can_run; then
+			echo "(nobody cannot run the build here, or not root: cases as nobody not run)"
+			continue
+		fi
+		if [ "$user" = root ] && ! is_root; then
+			echo "(not root: cases as root not run)"
+			continue
+		fi
+		what="run $filter as $user"
+		run_case "$what" "$user" "$tmp/m" "$filter" -- "$filter" 2
+		if [ "$user" = root ]; then
+			children_profiled "$what" "$tmp/m" "$parent"
+			grep -i warning "$tmp/err" &&
+				fail "$what: a warning: $(cat "$tmp/err")"
+		else
+			[ "$(grep -c "let go untraced: it has a seccomp filter" "$tmp/err")" -eq 2 ] ||
+				fail "$what: want one warning per child: $(cat "$tmp/err")"
+		fi
+		run_case "$what --backend=ptrace" "$user" "$tmp/p" "$filter" \
+			--backend=ptrace -- "$filter" 2
+		children_profiled "$what --backend=ptrace" "$tmp/p" "$parent"
+		run_case "$what --pages-as-heap=yes" "$user" "$tmp/g" "$filter" \
+			--pages-as-heap=yes -- "$filter" 2
+	done
+}
+
+# attach_sandbox WHAT USER FILTER: SANDBOX FILTER 2 wait started as USER,
+# attached by USER; $tmp/err is heaptrace's stderr, $hst its status.
+attach_sandbox() {
+	local what=$1 user=$2 filter=$3 who=() hpid
+	[ "$user" = nobody ] && who=("${as_nobody[@]}")
+	rm -f "$tmp"/a.* "$tmp"/s.*
+	start_target s out ready "${who[@]}" "$sandbox" "$filter" 2 wait
+	local v=()
+	[ "$user" = root ] && v=(-v)
+	"${who[@]}" "$ht" attach "${v[@]}" --massif-out-file="$tmp/a.%p" \
+		"$target" >/dev/null 2>"$tmp/err" &
+	hpid=$!
+	pids+=("$hpid")
+	if [ "$user" = root ]; then
+		wait_for "$tmp/err" "attached, " ||
+			fail "$what: not attached within 10 s: $(tail -n 3 "$tmp/err")"
+	else
+		wait "$hpid"
+	fi
+	echo go >&9
+	finish_target s || return
+	same_as_native "$what" "$filter" "$tmp/s.out" "$status"
+	if ! wait_gone "$hpid" 30; then
+		fail "$what: heaptrace still there 30 s after the program's end"
+		kill -9 "$hpid"
+	fi
+	wait "$hpid"
+	hst=$?
+}
+
+case_attach() {
+	local filter=$1 what
+	native "$filter" "$sandbox" "$filter" 2 wait
+	if is_root; then
+		what="attach $filter as root"
+		attach_sandbox "$what" root "$filter"
+		[ "$hst" = 0 ] || fail "$what: heaptrace exited $hst: $(cat "$tmp/err")"
+		children_profiled "$what" "$tmp/a" "$target"
+	fi
+	local scope
+	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+	if ! nobody_can_run || [ "$scope" != 0 ]; then
+		echo "(nobody cannot run the build or attach here: attach as nobody not run)"
+		return
+	fi
+	what="attach $filter as nobody"
+	attach_sandbox "$what" nobody "$filter"
+	[ "$hst" = 2 ] || fail "$what: heaptrace exited $hst, want 2"
+	[ "$(wc -l <"$tmp/err")" = 1 ] &&
+		grep -q "^heaptrace: attach: cannot plant probes in process $target: it has a seccomp filter of its own" "$tmp/err" ||
+		fail "$what: want one line of refusal: $(cat "$tmp/err")"
+}
+
+case_nobody_drop() {
+	is_root || skip "needs root (to drop to nobody)"
+	nobody_can_run || skip "nobody cannot run the build here"
+	native nobody "$sandbox" nobody 2
+	run_case "run nobody" root "$tmp/m" nobody -- nobody 2
+	children_profiled "run nobody" "$tmp/m" "$parent"
+	grep -i warning "$tmp/err" && fail "run nobody: a warning: $(cat "$tmp/err")"
+}
+
+# attach_and_end HOW: root attaches to $target (ATTACHEE as nobody) and
+# ends heaptrace by HOW: a signal 0.5 s after the attach, or "duration"
+# (--duration=1, then a normal end, whose profile must have blocks). The
+# program must still run.
+attach_and_end() {
+	local how=$1 hpid opts=(-v) err=$tmp/err.$1
+	[ "$how" = duration ] && opts=(--duration=1)
+	rm -f "$tmp"/a.*
+	"$ht" attach "${opts[@]}" --massif-out-file="$tmp/a.%p" "$target" \
+		>/dev/null 2>"$err" &
+	hpid=$!
+	pids+=("$hpid")
+	if [ "$how" != duration ]; then
+		wait_for "$err" "attached, " ||
+			fail "$how: not attached within 10 s: $(tail -n 3 "$err")"
+		sleep 0.5
+		kill -"$how" "$hpid"
+	fi
+	wait "$hpid"
+	local st=$?
+	if [ "$how" = duration ]; then
+		[ "$st" = 0 ] || fail "$how: heaptrace exited $st: $(cat "$err")"
+		grep -q "(inline)" "$err" ||
+			fail "$how: the summary line does not say inline: $(cat "$err")"
+		grep -q "^heaptrace: warning" "$err" &&
+			fail "$how: a warning: $(cat "$err")"
+		[ "$(max_heap "$tmp/a.$target")" -gt 0 ] ||
+			fail "$how: the profile has no blocks"
+	fi
+	sleep 0.3 # a program dying of a left int3 dies at its next call
+	alive "$target" >/dev/null ||
+		fail "$how: the program did not survive heaptrace's end: $(grep -v "^heaptrace: debug" "$err" | tail -n 3)"
+}
+
+case_nobody_attach() {
+	is_root || skip "needs root"
+	nobody_can_run || skip "nobody cannot run the build here"
+	start_target t out ready "${as_nobody[@]}" "$attachee" threads 0
+	local how
+	for how in duration KILL HUP; do
+		attach_and_end "$how"
+		alive "$target" >/dev/null || break
+	done
+	finish_target t 30 || pass_or_fail
+	[ "$status" = 0 ] ||
+		fail "the program ended with status $status, native 0: $(tail -n 3 "$tmp/t.err")"
+	[ "$(cat "$tmp/t.out")" = ready ] ||
+		fail "the program's output: $(cat "$tmp/t.out"), native: ready"
+}
+
+case $case in
+nobody-attach) case_nobody_attach ;;
+nobody-drop) case_nobody_drop ;;
+run-*) case_run "${case#run-}" ;;
+attach-*) case_attach "${case#attach-}" ;;
+*) usage "sandbox.sh: unknown case $case" ;;
+esac
+pass_or_fail

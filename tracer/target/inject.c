@@ -364,6 +364,56 @@ inject_forget(struct tproc *p, pid_t tid)
 	p->inject_routine = 0;
 }
 
+/* ---- Unmapping the scratch pages ---- */
+
+static int
+scratch_unmap(struct tproc *p, pid_t tid, const struct scratch *s)
+{
+	uint64_t args[6] = { s->addr, s->size };
+	uint64_t ret;
+	int err = inject_syscall(p, tid, SYS_munmap, args, &ret);
+	return err ? err : (int64_t)ret < 0 ? (int)(int64_t)ret : 0;
+}
+
+int
+scratch_unmap_all(struct tproc *p, pid_t tid, uint64_t *failed_at)
+{
+	/* The page holding the routine goes last, and not through that
+	   routine: every other munmap needs it (its save area is written
+	   before each call), and a heaptrace that died inside the munmap of
+	   the routine's own page would leave the thread to return into
+	   nothing. So the routine moves to a code padding first (or, in a
+	   process without one, the call is made from a bare syscall
+	   instruction), which inject_forget gives back. */
+	struct scratch home = { 0 };
+	int first = 0;
+	for (size_t i = 0; i < p->n_scratch; i++) {
+		const struct scratch *s = &p->scratch[i];
+		if (!p->inject_slack && p->inject_routine >= s->addr &&
+		    p->inject_routine < s->addr + s->size) {
+			home = *s;
+			continue;
+		}
+		int err = scratch_unmap(p, tid, s);
+		if (err && !first) {
+			first = err;
+			*failed_at = s->addr;
+		}
+	}
+	/* Forgotten, mapped or not: the routine is looked for in slack
+	   from now on. */
+	p->n_scratch = 0;
+	if (!home.addr)
+		return first;
+	p->inject_routine = 0;
+	int err = scratch_unmap(p, tid, &home);
+	if (err && !first) {
+		first = err;
+		*failed_at = home.addr;
+	}
+	return first;
+}
+
 /* Resume TID with PTRACE_SYSCALL until its next syscall stop of kind OP
    (PTRACE_SYSCALL_INFO_ENTRY or _EXIT): a thread interrupted inside a
    blocking call first reports that call's exit. Signals that arrive

@@ -18,7 +18,13 @@
                     wait for a second byte, and exit 0.
    unknown          as alloc, with two blocks made before "ready" (500 and
                     700 bytes): after alloc_three the first is freed and
-                    the second realloc'd to 1500 bytes (in touch_old). */
+                    the second realloc'd to 1500 bytes (in touch_old).
+
+   Built with ATTACHEE_OWN_MALLOC, the executable defines malloc and free
+   itself, forwarding to glibc's __libc_malloc and __libc_free: heaptrace
+   then patches code both in the executable and in libc, too far apart
+   for one scratch page to serve both (as with redis, whose jemalloc is
+   in its executable). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -47,6 +53,23 @@ fail(const char *s)
 	(void)w;
 	failed = 1;
 }
+
+#ifdef ATTACHEE_OWN_MALLOC
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+
+void *
+malloc(size_t n)
+{
+	return __libc_malloc(n);
+}
+
+void
+free(void *p)
+{
+	__libc_free(p);
+}
+#endif
 
 static void
 fill(unsigned char *p, size_t n, unsigned seed)

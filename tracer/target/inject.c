@@ -71,6 +71,64 @@ within_reach(uint64_t a, uint64_t b)
 	return (a > b ? a - b : b - a) < REACH;
 }
 
+/* Map a scratch page at HINT, for code near NEAR. 0 and *OUT when it is
+   there, 1 when the kernel refused the address, or -errno (the injection
+   failed). */
+static int
+scratch_try(struct tproc *p, pid_t tid, uint64_t hint, uint64_t near,
+	    struct scratch **out)
+{
+	uint64_t args[6] = {
+		hint, SCRATCH_SIZE, PROT_READ | PROT_EXEC,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		(uint64_t)-1, 0,
+	};
+	uint64_t ret;
+	int err = inject_syscall(p, tid, SYS_mmap, args, &ret);
+	if (err)
+		return err;
+	if ((int64_t)ret < 0 && (int64_t)ret > -4096)
+		return 1;
+	if (!within_reach(ret, near))
+		return 1; /* an old kernel ignored the flag (left mapped) */
+	ht_xgrow((void **)&p->scratch, &p->cap_scratch, p->n_scratch + 1,
+		 sizeof(*p->scratch));
+	struct scratch *s = &p->scratch[p->n_scratch++];
+	*s = (struct scratch){ .addr = ret, .size = SCRATCH_SIZE };
+	*out = s;
+	ht_debug("process %d: scratch page at 0x%llx", (int)p->pid,
+		 (unsigned long long)ret);
+	return 0;
+}
+
+/* The free room nearest NEAR, when every hint is taken (by the pages of
+   killed sessions, say, one per hint): the top of each hole between
+   mappings, where the kernel itself would map, so never just above the
+   heap, whose break grows up into the hole; not the hole below the main
+   stack, which grows down into it. */
+struct hole {
+	uint64_t near, prev_hi, best;
+};
+
+static int
+nearest_hole(void *arg, const struct mapping *m)
+{
+	struct hole *h = arg;
+	uint64_t top = m->lo < 0x7ffffffff000ULL ? m->lo : 0x7ffffffff000ULL;
+	if (strcmp(m->path, "[stack]") != 0 && top > h->prev_hi &&
+	    top - h->prev_hi >= SCRATCH_SIZE) {
+		uint64_t at = top - SCRATCH_SIZE;
+		uint64_t d = at > h->near ? at - h->near : h->near - at;
+		uint64_t best = h->best > h->near ? h->best - h->near
+						  : h->near - h->best;
+		if (within_reach(at, h->near) && (!h->best || d < best))
+			h->best = at;
+	}
+	if (m->hi > h->prev_hi)
+		h->prev_hi = m->hi;
+	return 0;
+}
+
 static int
 scratch_map(struct tproc *p, pid_t tid, uint64_t near, struct scratch **out)
 {
@@ -83,29 +141,14 @@ scratch_map(struct tproc *p, pid_t tid, uint64_t near, struct scratch **out)
 		uint64_t hint = (uint64_t)((int64_t)(near & ~0xfffffULL) + off);
 		if (hint < 0x10000 || hint > 0x7ffffffff000ULL)
 			continue;
-		uint64_t args[6] = {
-			hint, SCRATCH_SIZE, PROT_READ | PROT_EXEC,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			(uint64_t)-1, 0,
-		};
-		uint64_t ret;
-		int err = inject_syscall(p, tid, SYS_mmap, args, &ret);
-		if (err)
-			return err;
-		if ((int64_t)ret < 0 && (int64_t)ret > -4096)
-			continue;
-		if (!within_reach(ret, near))
-			continue; /* an old kernel ignored the flag */
-		ht_xgrow((void **)&p->scratch, &p->cap_scratch,
-			 p->n_scratch + 1, sizeof(*p->scratch));
-		struct scratch *s = &p->scratch[p->n_scratch++];
-		*s = (struct scratch){ .addr = ret, .size = SCRATCH_SIZE };
-		*out = s;
-		ht_debug("process %d: scratch page at 0x%llx", (int)p->pid,
-			 (unsigned long long)ret);
-		return 0;
+		int rc = scratch_try(p, tid, hint, near, out);
+		if (rc <= 0)
+			return rc;
 	}
-	return -ENOMEM;
+	struct hole h = { .near = near, .prev_hi = 0x10000 };
+	maps_foreach(p->pid, nearest_hole, &h);
+	int rc = h.best ? scratch_try(p, tid, h.best, near, out) : 1;
+	return rc <= 0 ? rc : -ENOMEM;
 }
 
 int

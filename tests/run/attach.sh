@@ -13,6 +13,10 @@
 #            bytes are as before the first, no mapping of heaptrace's is
 #            left (anonymous executable, its ring), and the program's
 #            output is exactly "ready", nothing on stderr, exit 0.
+#  crowded   the attachee's "crowded" mode (every address heaptrace tries
+#            first for its scratch pages is taken): 2 attaches of 1 s
+#            succeed with a profile and no warning, each leaving the
+#            executable mappings and their bytes as they were; exit 0.
 #  read      the target is blocked in read() on a pipe: after the detach it
 #            reads the data written then ("hello"), with no EINTR.
 #  sleep     the target is in a 3 s nanosleep: it sleeps the full time.
@@ -177,6 +181,22 @@ case_cycles_100() {
 	[ "$status" = 0 ] || fail "the target exited with $status: $(cat "$tmp/many.err")"
 	[ "$(cat "$tmp/many.out")" = ready ] && [ ! -s "$tmp/many.err" ] ||
 		fail "the target's output differs: $(cat "$tmp/many.out" "$tmp/many.err")"
+}
+
+case_crowded() {
+	start_attachee crowded crowded
+	for i in 1 2; do
+		local before
+		before=$(image_digest "$target")
+		attach_for 1 "$tmp/m.$i" || fail "attach $i: heaptrace exit $?: $(tail -n 3 "$tmp/ht.err")"
+		[ "$before" = "$(image_digest "$target")" ] ||
+			fail "attach $i: maps or code differ after the detach"
+		grep -q "^snapshot=" "$tmp/m.$i" 2>/dev/null ||
+			fail "attach $i: no profile"
+	done
+	grep -q "warning" "$tmp/ht.err" && fail "warnings: $(cat "$tmp/ht.err")"
+	finish_target crowded
+	[ "$status" = 0 ] || fail "the target exited with $status: $(cat "$tmp/crowded.err")"
 }
 
 case_read() {
@@ -491,7 +511,8 @@ case_reattach() {
 }
 
 case "$case" in
-cycles | read | sleep | pages | numbers | unknown | errors) "case_$case" ;;
+cycles | crowded | read | sleep | pages | numbers | unknown | errors)
+	"case_$case" ;;
 cycles-100 | in-malloc | late-threads-dlopen | reattach) "case_${case//-/_}" ;;
 *) echo "attach.sh: unknown case $case" >&2; exit 99 ;;
 esac

@@ -20,8 +20,10 @@
    only trace is the call's own effect (a mapping, an fd). Before the
    process has a scratch page, the routine sits in the zero padding that
    ends an executable file mapping, bytes nothing runs, put back
-   (inject_forget) as soon as the first scratch page is there; a padding
-   a killed session's routine was left in is taken again (find_slack).
+   (inject_forget) as soon as the first scratch page is there, and again
+   for the last call of a detach, which unmaps the routine's own page
+   (scratch_unmap_all); a padding a killed session's routine was left in
+   is taken again (find_slack).
    Only a process with no such padding injects from a bare syscall
    instruction of its code: a heaptrace killed then leaves the thread
    running on after that instruction with the call's registers.

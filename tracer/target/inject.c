@@ -411,6 +411,8 @@ inject_forget(struct tproc *p, pid_t tid)
 
 /* ---- Unmapping the scratch pages ---- */
 
+static bool in_last_unmap; /* for test_die_in_inject */
+
 static int
 scratch_unmap(struct tproc *p, pid_t tid, const struct scratch *s)
 {
@@ -451,7 +453,9 @@ scratch_unmap_all(struct tproc *p, pid_t tid, uint64_t *failed_at)
 	if (!home.addr)
 		return first;
 	p->inject_routine = 0;
+	in_last_unmap = true;
 	int err = scratch_unmap(p, tid, &home);
+	in_last_unmap = false;
 	if (err && !first) {
 		first = err;
 		*failed_at = home.addr;
@@ -489,19 +493,23 @@ to_syscall_stop(pid_t tid, int op, int *pending_sig)
 	}
 }
 
-/* Test hook (tests/run/survive.sh, case attach-inject): with
-   HEAPTRACE_TEST_DIE_IN_INJECT=N in its environment, heaptrace SIGKILLs
-   itself at the syscall-entry stop of its Nth injected call, the moment
-   where only the routine can put the thread back. */
+/* Test hook (tests/run/survive.sh): with HEAPTRACE_TEST_DIE_IN_INJECT=N
+   in its environment, heaptrace SIGKILLs itself at the syscall-entry stop
+   of its Nth injected call (case attach-inject), the moment where only
+   the routine can put the thread back; with =unmap, at that of a
+   detach's munmap of the routine's own scratch page (case detach-inject),
+   where the thread must not be left to return into that page. */
 static void
 test_die_in_inject(void)
 {
 	static long left = -1;
+	static bool at_unmap;
 	if (left < 0) {
 		const char *n = getenv("HEAPTRACE_TEST_DIE_IN_INJECT");
-		left = n ? strtol(n, NULL, 10) : 0;
+		at_unmap = n && strcmp(n, "unmap") == 0;
+		left = n && !at_unmap ? strtol(n, NULL, 10) : 0;
 	}
-	if (left > 0 && --left == 0)
+	if ((left > 0 && --left == 0) || (at_unmap && in_last_unmap))
 		raise(SIGKILL);
 }
 

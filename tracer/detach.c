@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -411,16 +410,12 @@ unmap_scratch(struct tracer *t, struct tproc *p)
 			"can be run", (int)p->pid, p->n_scratch);
 		return;
 	}
-	for (size_t i = 0; i < p->n_scratch; i++) {
-		uint64_t args[6] = { p->scratch[i].addr, p->scratch[i].size };
-		uint64_t ret;
-		int err = inject_syscall(p, by->tid, SYS_munmap, args, &ret);
-		if (err || ret)
-			ht_warn("detach: process %d: cannot unmap the scratch "
-				"page at 0x%llx", (int)p->pid,
-				(unsigned long long)p->scratch[i].addr);
-	}
-	p->n_scratch = 0;
+	uint64_t at = 0;
+	int err = scratch_unmap_all(p, by->tid, &at);
+	if (err)
+		ht_warn("detach: process %d: cannot unmap the scratch page at "
+			"0x%llx: %s", (int)p->pid, (unsigned long long)at,
+			ht_strerror(err));
 }
 
 /* P's threads are all stopped: take every trace of us out of it. */

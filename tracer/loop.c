@@ -533,6 +533,7 @@ static void
 on_exec(struct tracer *t, struct tracee *tc)
 {
 	struct tproc *p = tc->proc;
+	privileges_check_exec(p->pid);
 	tracer_drop_other_threads(t, p, tc->tid);
 	alloc_pending_clear(tc);
 	bool initial = !p->setup_done && !p->profiling && !t->started;

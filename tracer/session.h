@@ -76,6 +76,12 @@ void lifecycle_proc_free(struct tracer *t, struct tproc *p);
 void lifecycle_release_fork_child(struct tracer *t, struct tracee *tc,
 				  const struct tproc *parent, int why);
 
+/* ---- privileges.c: a privileged program run without its privileges ---- */
+/* PID has just exec'd (at its exec event stop): when the kernel withheld
+   the privileges its program asks for (set-user-ID, set-group-ID, file
+   capabilities) because it is traced, say so in one warning. */
+void privileges_check_exec(pid_t pid);
+
 /* ---- idle.c: the event loop's idle wait ---- */
 #define IDLE_MAX_RINGS 127 /* futex_waitv takes 128 words */
 /* What an idle wait waits on: rings' doorbells and SIGCHLD, each with

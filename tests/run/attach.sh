@@ -6,6 +6,17 @@
 #            and checking blocks: after each detach /proc/PID/maps and every
 #            executable mapping's bytes are as before the attach; the
 #            program's own checks pass and it exits 0; each profile exists.
+#  cycles-100  ATTACHEE built with ATTACHEE_OWN_MALLOC (scratch pages
+#            near the executable and near libc): 100 attaches, each ended
+#            by SIGINT once attached: every one succeeds (exit 0) with no
+#            warning; after the last, the executable mappings and their
+#            bytes are as before the first, no mapping of heaptrace's is
+#            left (anonymous executable, its ring), and the program's
+#            output is exactly "ready", nothing on stderr, exit 0.
+#  crowded   the attachee's "crowded" mode (every address heaptrace tries
+#            first for its scratch pages is taken): 2 attaches of 1 s
+#            succeed with a profile and no warning, each leaving the
+#            executable mappings and their bytes as they were; exit 0.
 #  read      the target is blocked in read() on a pipe: after the detach it
 #            reads the data written then ("hello"), with no EINTR.
 #  sleep     the target is in a 3 s nanosleep: it sleeps the full time.
@@ -130,6 +141,62 @@ case_cycles() {
 	done
 	finish_target cycles
 	[ "$status" = 0 ] || fail "the target exited with $status: $(cat "$tmp/cycles.err")"
+}
+
+# exec_anon PID: PID's anonymous executable mappings (and heaptrace's
+# ring), one a line.
+exec_anon() {
+	awk '$2 ~ /x/ && NF == 5 || /heaptrace/' "/proc/$1/maps"
+}
+
+case_cycles_100() {
+	start_attachee many threads 0
+	local before anon i h st
+	before=$(image_digest "$target")
+	anon=$(exec_anon "$target")
+	for i in $(seq 100); do
+		: >"$tmp/c.err"
+		"$ht" attach -v --massif-out-file="$tmp/m" "$target" \
+			2>"$tmp/c.err" &
+		h=$!
+		# attached, or gone (a failed attach)
+		for _ in $(seq 200); do
+			grep -q "attached, " "$tmp/c.err" && break
+			kill -0 $h 2>/dev/null || break
+			sleep 0.05
+		done
+		kill -INT $h 2>/dev/null
+		wait $h
+		st=$?
+		if [ $st != 0 ] || grep -q "warning" "$tmp/c.err"; then
+			fail "attach $i: heaptrace exit $st: $(grep -v ': hit ' "$tmp/c.err" | grep -v 'patched inline' | tail -n 5)"
+			break
+		fi
+	done
+	[ "$before" = "$(image_digest "$target")" ] ||
+		fail "after $i attaches: executable mappings or code differ"
+	[ "$anon" = "$(exec_anon "$target")" ] ||
+		fail "after $i attaches: mappings left: $(exec_anon "$target")"
+	finish_target many
+	[ "$status" = 0 ] || fail "the target exited with $status: $(cat "$tmp/many.err")"
+	[ "$(cat "$tmp/many.out")" = ready ] && [ ! -s "$tmp/many.err" ] ||
+		fail "the target's output differs: $(cat "$tmp/many.out" "$tmp/many.err")"
+}
+
+case_crowded() {
+	start_attachee crowded crowded
+	for i in 1 2; do
+		local before
+		before=$(image_digest "$target")
+		attach_for 1 "$tmp/m.$i" || fail "attach $i: heaptrace exit $?: $(tail -n 3 "$tmp/ht.err")"
+		[ "$before" = "$(image_digest "$target")" ] ||
+			fail "attach $i: maps or code differ after the detach"
+		grep -q "^snapshot=" "$tmp/m.$i" 2>/dev/null ||
+			fail "attach $i: no profile"
+	done
+	grep -q "warning" "$tmp/ht.err" && fail "warnings: $(cat "$tmp/ht.err")"
+	finish_target crowded
+	[ "$status" = 0 ] || fail "the target exited with $status: $(cat "$tmp/crowded.err")"
 }
 
 case_read() {
@@ -444,8 +511,9 @@ case_reattach() {
 }
 
 case "$case" in
-cycles | read | sleep | pages | numbers | unknown | errors) "case_$case" ;;
-in-malloc | late-threads-dlopen | reattach) "case_${case//-/_}" ;;
+cycles | crowded | read | sleep | pages | numbers | unknown | errors)
+	"case_$case" ;;
+cycles-100 | in-malloc | late-threads-dlopen | reattach) "case_${case//-/_}" ;;
 *) echo "attach.sh: unknown case $case" >&2; exit 99 ;;
 esac
 if [ $fails -ne 0 ]; then

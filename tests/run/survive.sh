@@ -51,6 +51,15 @@
 #                must run on, and a last attach must work and detach
 #                (--duration=1, a profile written). Then PROG's stdin is
 #                closed: it must end with the native output and status.
+#  detach-inject PROG runs natively; RUNS times (default 4) `heaptrace
+#                attach --duration=1` kills itself
+#                (HEAPTRACE_TEST_DIE_IN_INJECT=unmap) at the syscall-entry
+#                stop of its detach's munmap of the scratch page that
+#                holds the injection routine: the thread must not be left
+#                to return into the page it unmaps. Each time heaptrace
+#                must have died there (status 137) and the program must
+#                run on; then a last attach must work and detach, and the
+#                program end with the native output and status.
 #  detach-full   not a kill: a detach with the ring full (issue 12). PROG
 #                (several threads) runs natively; RUNS times (default 5)
 #                `heaptrace attach -v --ring-size=4096` (a ring its
@@ -91,6 +100,7 @@ run-startup) runs=${HT_SURVIVE_RUNS:-150} ;;
 attach) runs=${HT_SURVIVE_RUNS:-5} ;;
 attach-early) runs=${HT_SURVIVE_RUNS:-10} ;;
 attach-inject) runs=${HT_SURVIVE_RUNS:-12} ;;
+detach-inject) runs=${HT_SURVIVE_RUNS:-4} ;;
 detach-full) runs=${HT_SURVIVE_RUNS:-5} ;;
 *) echo "survive.sh: unknown case $case" >&2; exit 99 ;;
 esac
@@ -342,6 +352,38 @@ case_attach_inject() {
 	ends_as_native
 }
 
+case_detach_inject() {
+	start_target t err running "$prog" "${args[@]}"
+	local i where st
+	for i in $(seq 1 "$runs"); do
+		where="detach $i (heaptrace killed in the munmap of the routine's page)"
+		{
+			HEAPTRACE_TEST_DIE_IN_INJECT=unmap timeout -k 5 60 "$ht" \
+				attach -v --time-unit=B --duration=1 \
+				--massif-out-file=/dev/null "$target" \
+				>/dev/null 2>"$tmp/e$i"
+			st=$?
+		} 2>/dev/null
+		[ "$st" = 137 ] ||
+			fail "$where: heaptrace was not killed there: $(what "$st"): $(grep -v ': hit ' "$tmp/e$i" | tail -n 3)"
+		sleep 0.2
+		still_running "$where" || break
+	done
+	if still_running "after $runs killed detaches"; then
+		where="the attach after $runs killed detaches"
+		timeout -k 5 60 "$ht" attach --time-unit=B \
+			--massif-out-file="$tmp/last.ms" --duration=1 \
+			"$target" 2>"$tmp/last.err"
+		st=$?
+		[ "$st" = 0 ] ||
+			fail "$where: heaptrace $(what "$st"): $(tail -n 3 "$tmp/last.err")"
+		grep -q '^snapshot=' "$tmp/last.ms" 2>/dev/null ||
+			fail "$where: no profile written"
+		still_running "$where"
+	fi
+	ends_as_native
+}
+
 # detach_full_once WHERE OUT ERR I: attach I to $target, with a 4 KiB ring,
 # detached by --duration (odd runs) or SIGINT; its profile in OUT, its
 # stderr in ERR. Failures are WHERE's.
@@ -390,6 +432,7 @@ run|run-startup) case_run ;;
 attach) case_attach 1000 ;;
 attach-early) case_attach 20 ;;
 attach-inject) case_attach_inject ;;
+detach-inject) case_detach_inject ;;
 detach-full) case_detach_full ;;
 esac
 pass_or_fail "PASS: $case"

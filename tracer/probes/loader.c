@@ -286,7 +286,7 @@ bind_stopped(struct tracer *t, struct tproc *p, pid_t tid, struct bindings *b)
 	if (p->inline_refused)
 		return;
 	for (size_t k = 0; k < b->n; k++) {
-		const struct inline_target *tg = &b->targets[k];
+		struct inline_target *tg = &b->targets[k];
 		/* an alias of a function given an int3 just before; a page
 		   call has no breakpoint path after an attach (no stop at
 		   every system call either): it goes unseen */
@@ -301,12 +301,13 @@ bind_stopped(struct tracer *t, struct tproc *p, pid_t tid, struct bindings *b)
 		}
 		int err = probe_plant(p, tid, tg->addr, b->role[k], tg->fn,
 				      tg->lo, tg->hi);
-		if (err)
+		if (err) {
 			ht_debug("no probe on %s at 0x%llx: %s",
 				 ht_alloc_fn_name(tg->fn),
 				 (unsigned long long)tg->addr,
 				 ht_strerror(err));
-		else if (b->hold[k])
+			tg->err = err; /* why it has neither: the cause */
+		} else if (b->hold[k])
 			probe_find(p, tg->addr)->hold = true;
 	}
 }

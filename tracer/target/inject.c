@@ -20,8 +20,10 @@
    only trace is the call's own effect (a mapping, an fd). Before the
    process has a scratch page, the routine sits in the zero padding that
    ends an executable file mapping, bytes nothing runs, put back
-   (inject_forget) as soon as the first scratch page is there; a padding
-   a killed session's routine was left in is taken again (find_slack).
+   (inject_forget) as soon as the first scratch page is there, and again
+   for the last call of a detach, which unmaps the routine's own page
+   (scratch_unmap_all); a padding a killed session's routine was left in
+   is taken again (find_slack).
    Only a process with no such padding injects from a bare syscall
    instruction of its code: a heaptrace killed then leaves the thread
    running on after that instruction with the call's registers.
@@ -71,6 +73,64 @@ within_reach(uint64_t a, uint64_t b)
 	return (a > b ? a - b : b - a) < REACH;
 }
 
+/* Map a scratch page at HINT, for code near NEAR. 0 and *OUT when it is
+   there, 1 when the kernel refused the address, or -errno (the injection
+   failed). */
+static int
+scratch_try(struct tproc *p, pid_t tid, uint64_t hint, uint64_t near,
+	    struct scratch **out)
+{
+	uint64_t args[6] = {
+		hint, SCRATCH_SIZE, PROT_READ | PROT_EXEC,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		(uint64_t)-1, 0,
+	};
+	uint64_t ret;
+	int err = inject_syscall(p, tid, SYS_mmap, args, &ret);
+	if (err)
+		return err;
+	if ((int64_t)ret < 0 && (int64_t)ret > -4096)
+		return 1;
+	if (!within_reach(ret, near))
+		return 1; /* an old kernel ignored the flag (left mapped) */
+	ht_xgrow((void **)&p->scratch, &p->cap_scratch, p->n_scratch + 1,
+		 sizeof(*p->scratch));
+	struct scratch *s = &p->scratch[p->n_scratch++];
+	*s = (struct scratch){ .addr = ret, .size = SCRATCH_SIZE };
+	*out = s;
+	ht_debug("process %d: scratch page at 0x%llx", (int)p->pid,
+		 (unsigned long long)ret);
+	return 0;
+}
+
+/* The free room nearest NEAR, when every hint is taken (by the pages of
+   killed sessions, say, one per hint): the top of each hole between
+   mappings, where the kernel itself would map, so never just above the
+   heap, whose break grows up into the hole; not the hole below the main
+   stack, which grows down into it. */
+struct hole {
+	uint64_t near, prev_hi, best;
+};
+
+static int
+nearest_hole(void *arg, const struct mapping *m)
+{
+	struct hole *h = arg;
+	uint64_t top = m->lo < 0x7ffffffff000ULL ? m->lo : 0x7ffffffff000ULL;
+	if (strcmp(m->path, "[stack]") != 0 && top > h->prev_hi &&
+	    top - h->prev_hi >= SCRATCH_SIZE) {
+		uint64_t at = top - SCRATCH_SIZE;
+		uint64_t d = at > h->near ? at - h->near : h->near - at;
+		uint64_t best = h->best > h->near ? h->best - h->near
+						  : h->near - h->best;
+		if (within_reach(at, h->near) && (!h->best || d < best))
+			h->best = at;
+	}
+	if (m->hi > h->prev_hi)
+		h->prev_hi = m->hi;
+	return 0;
+}
+
 static int
 scratch_map(struct tproc *p, pid_t tid, uint64_t near, struct scratch **out)
 {
@@ -83,29 +143,14 @@ scratch_map(struct tproc *p, pid_t tid, uint64_t near, struct scratch **out)
 		uint64_t hint = (uint64_t)((int64_t)(near & ~0xfffffULL) + off);
 		if (hint < 0x10000 || hint > 0x7ffffffff000ULL)
 			continue;
-		uint64_t args[6] = {
-			hint, SCRATCH_SIZE, PROT_READ | PROT_EXEC,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			(uint64_t)-1, 0,
-		};
-		uint64_t ret;
-		int err = inject_syscall(p, tid, SYS_mmap, args, &ret);
-		if (err)
-			return err;
-		if ((int64_t)ret < 0 && (int64_t)ret > -4096)
-			continue;
-		if (!within_reach(ret, near))
-			continue; /* an old kernel ignored the flag */
-		ht_xgrow((void **)&p->scratch, &p->cap_scratch,
-			 p->n_scratch + 1, sizeof(*p->scratch));
-		struct scratch *s = &p->scratch[p->n_scratch++];
-		*s = (struct scratch){ .addr = ret, .size = SCRATCH_SIZE };
-		*out = s;
-		ht_debug("process %d: scratch page at 0x%llx", (int)p->pid,
-			 (unsigned long long)ret);
-		return 0;
+		int rc = scratch_try(p, tid, hint, near, out);
+		if (rc <= 0)
+			return rc;
 	}
-	return -ENOMEM;
+	struct hole h = { .near = near, .prev_hi = 0x10000 };
+	maps_foreach(p->pid, nearest_hole, &h);
+	int rc = h.best ? scratch_try(p, tid, h.best, near, out) : 1;
+	return rc <= 0 ? rc : -ENOMEM;
 }
 
 int
@@ -364,6 +409,60 @@ inject_forget(struct tproc *p, pid_t tid)
 	p->inject_routine = 0;
 }
 
+/* ---- Unmapping the scratch pages ---- */
+
+static bool in_last_unmap; /* for test_die_in_inject */
+
+static int
+scratch_unmap(struct tproc *p, pid_t tid, const struct scratch *s)
+{
+	uint64_t args[6] = { s->addr, s->size };
+	uint64_t ret;
+	int err = inject_syscall(p, tid, SYS_munmap, args, &ret);
+	return err ? err : (int64_t)ret < 0 ? (int)(int64_t)ret : 0;
+}
+
+int
+scratch_unmap_all(struct tproc *p, pid_t tid, uint64_t *failed_at)
+{
+	/* The page holding the routine goes last, and not through that
+	   routine: every other munmap needs it (its save area is written
+	   before each call), and a heaptrace that died inside the munmap of
+	   the routine's own page would leave the thread to return into
+	   nothing. So the routine moves to a code padding first (or, in a
+	   process without one, the call is made from a bare syscall
+	   instruction), which inject_forget gives back. */
+	struct scratch home = { 0 };
+	int first = 0;
+	for (size_t i = 0; i < p->n_scratch; i++) {
+		const struct scratch *s = &p->scratch[i];
+		if (!p->inject_slack && p->inject_routine >= s->addr &&
+		    p->inject_routine < s->addr + s->size) {
+			home = *s;
+			continue;
+		}
+		int err = scratch_unmap(p, tid, s);
+		if (err && !first) {
+			first = err;
+			*failed_at = s->addr;
+		}
+	}
+	/* Forgotten, mapped or not: the routine is looked for in slack
+	   from now on. */
+	p->n_scratch = 0;
+	if (!home.addr)
+		return first;
+	p->inject_routine = 0;
+	in_last_unmap = true;
+	int err = scratch_unmap(p, tid, &home);
+	in_last_unmap = false;
+	if (err && !first) {
+		first = err;
+		*failed_at = home.addr;
+	}
+	return first;
+}
+
 /* Resume TID with PTRACE_SYSCALL until its next syscall stop of kind OP
    (PTRACE_SYSCALL_INFO_ENTRY or _EXIT): a thread interrupted inside a
    blocking call first reports that call's exit. Signals that arrive
@@ -394,19 +493,23 @@ to_syscall_stop(pid_t tid, int op, int *pending_sig)
 	}
 }
 
-/* Test hook (tests/run/survive.sh, case attach-inject): with
-   HEAPTRACE_TEST_DIE_IN_INJECT=N in its environment, heaptrace SIGKILLs
-   itself at the syscall-entry stop of its Nth injected call, the moment
-   where only the routine can put the thread back. */
+/* Test hook (tests/run/survive.sh): with HEAPTRACE_TEST_DIE_IN_INJECT=N
+   in its environment, heaptrace SIGKILLs itself at the syscall-entry stop
+   of its Nth injected call (case attach-inject), the moment where only
+   the routine can put the thread back; with =unmap, at that of a
+   detach's munmap of the routine's own scratch page (case detach-inject),
+   where the thread must not be left to return into that page. */
 static void
 test_die_in_inject(void)
 {
 	static long left = -1;
+	static bool at_unmap;
 	if (left < 0) {
 		const char *n = getenv("HEAPTRACE_TEST_DIE_IN_INJECT");
-		left = n ? strtol(n, NULL, 10) : 0;
+		at_unmap = n && strcmp(n, "unmap") == 0;
+		left = n && !at_unmap ? strtol(n, NULL, 10) : 0;
 	}
-	if (left > 0 && --left == 0)
+	if ((left > 0 && --left == 0) || (at_unmap && in_last_unmap))
 		raise(SIGKILL);
 }
 

@@ -70,5 +70,9 @@ int inject_find_syscall(struct tproc *p);
    scratch page when needed (TID stopped safely). 0 or -errno. */
 int scratch_alloc(struct tproc *p, pid_t tid, uint64_t near, size_t len,
 		  uint64_t *addr);
+/* Unmap every scratch page of P through TID (stopped at a real stop), and
+   forget them all. 0, or the first failure's -errno and its page in
+   *FAILED_AT. Call inject_forget after it. */
+int scratch_unmap_all(struct tproc *p, pid_t tid, uint64_t *failed_at);
 
 #endif

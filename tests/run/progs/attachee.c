@@ -9,6 +9,11 @@
                     (0: until end of input on stdin);
                     exit 0 when every check passed, 1 (with a line on
                     stderr) otherwise.
+   crowded          as threads 0, after taking (with 4 KiB of PROT_NONE)
+                    every address 32 MiB apart within 768 MiB of each
+                    MiB of its executable mappings: where heaptrace looks
+                    for room for its scratch pages first, as the pages
+                    left by many killed sessions would.
    read             one read() on stdin, blocking; exit 0 when it got
                     "hello" (no EINTR, nothing lost), else 1.
    sleep MS         one nanosleep of MS milliseconds; exit 0 when at least
@@ -18,10 +23,18 @@
                     wait for a second byte, and exit 0.
    unknown          as alloc, with two blocks made before "ready" (500 and
                     700 bytes): after alloc_three the first is freed and
-                    the second realloc'd to 1500 bytes (in touch_old). */
+                    the second realloc'd to 1500 bytes (in touch_old).
+
+   Built with ATTACHEE_OWN_MALLOC, the executable defines malloc and free
+   itself, forwarding to glibc's __libc_malloc and __libc_free: heaptrace
+   then patches code both in the executable and in libc, too far apart
+   for one scratch page to serve both (as with redis, whose jemalloc is
+   in its executable). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,6 +60,23 @@ fail(const char *s)
 	(void)w;
 	failed = 1;
 }
+
+#ifdef ATTACHEE_OWN_MALLOC
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+
+void *
+malloc(size_t n)
+{
+	return __libc_malloc(n);
+}
+
+void
+free(void *p)
+{
+	__libc_free(p);
+}
+#endif
 
 static void
 fill(unsigned char *p, size_t n, unsigned seed)
@@ -166,6 +196,59 @@ run_threads(unsigned seconds)
 	return failed;
 }
 
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+static void
+take_hints(uintptr_t lo, uintptr_t hi)
+{
+	for (uintptr_t mib = lo & ~(uintptr_t)0xfffff; mib < hi;
+	     mib += 1 << 20) {
+		for (int k = -24; k <= 24; k++) {
+			uintptr_t at = mib + (uintptr_t)((intptr_t)k << 25);
+			if (k && at > 0x10000)
+				mmap((void *)at, 4096, PROT_NONE,
+				     MAP_PRIVATE | MAP_ANONYMOUS |
+					     MAP_FIXED_NOREPLACE,
+				     -1, 0); /* taken already: as good */
+		}
+	}
+}
+
+/* Every executable file mapping's hints taken (see "crowded"). */
+static int
+crowd(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY);
+	static char text[1 << 16];
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = 0;
+	uintptr_t ranges[64][2];
+	int nr = 0;
+	for (char *line = text; *line && nr < 64;) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = 0;
+		unsigned long lo, hi;
+		char perms[5];
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 &&
+		    perms[2] == 'x' && strchr(line, '/')) {
+			ranges[nr][0] = lo;
+			ranges[nr++][1] = hi;
+		}
+		line = end ? end + 1 : line + strlen(line);
+	}
+	/* after reading: the mappings made change the list */
+	for (int i = 0; i < nr; i++)
+		take_hints(ranges[i][0], ranges[i][1]);
+	return nr;
+}
+
 static int
 run_read(void)
 {
@@ -242,6 +325,13 @@ main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "threads"))
 		return run_threads((unsigned)atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "crowded")) {
+		if (!crowd()) {
+			fail("attachee: cannot read /proc/self/maps\n");
+			return 2;
+		}
+		return run_threads(0);
+	}
 	if (argc >= 2 && !strcmp(argv[1], "read"))
 		return run_read();
 	if (argc >= 3 && !strcmp(argv[1], "sleep"))
@@ -250,7 +340,7 @@ main(int argc, char **argv)
 		return run_alloc(0);
 	if (argc >= 2 && !strcmp(argv[1], "unknown"))
 		return run_alloc(1);
-	fail("usage: attachee threads SECONDS | read | sleep MS | alloc | "
-	     "unknown\n");
+	fail("usage: attachee threads SECONDS | crowded | read | sleep MS | "
+	     "alloc | unknown\n");
 	return 2;
 }

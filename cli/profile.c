@@ -807,12 +807,18 @@ on_leak_check(void *ctx, pid_t pid, const struct tracer_leak_view *view)
 }
 
 static void
-on_process_end(void *ctx, pid_t pid, const char *backend)
+on_process_end(void *ctx, pid_t pid, uint64_t time, const char *backend)
 {
 	struct profiler *prof = ctx;
 	struct profile *pr = profile_get(prof, pid);
 	if (!pr)
 		return;
+	/* Every block live at the end is in the last snapshot, however the
+	   process ended; Massif's profile ends at its last interval
+	   snapshot. */
+	if (!prof->opt->massif_compat)
+		snap_engine_finish(pr->eng, time > pr->t_start ?
+				   time - pr->t_start : 0);
 	write_profile(prof, pr, backend);
 	on_demand_end(pr);
 	profile_forget(prof, pid);

@@ -324,7 +324,8 @@ tracer_end_profile(struct tracer *t, struct tproc *p)
 		return;
 	p->profiling = false;
 	watched_free(p->pid);
-	t->sink->process_end(t->sink->ctx, p->pid, backend_name(t, p));
+	t->sink->process_end(t->sink->ctx, p->pid, tracer_clock(t, p),
+			     backend_name(t, p));
 	if (t->opt->stats)
 		inline_report(p);
 }

@@ -88,9 +88,11 @@ struct tracer_sink {
 	   events reported so far: what the exec-wrapper rule measures. NULL:
 	   no exec is taken for a wrapper's. */
 	uint64_t (*heap_bytes)(void *ctx, pid_t pid);
-	/* PID's profile is complete: it exited, was killed, or exec'd.
+	/* PID's profile is complete: it exited, was killed, exec'd or was
+	   detached from, at TIME (its clock, as for process_start).
 	   BACKEND names how its allocator calls were caught. */
-	void (*process_end)(void *ctx, pid_t pid, const char *backend);
+	void (*process_end)(void *ctx, pid_t pid, uint64_t time,
+			    const char *backend);
 	/* A snapshot of PID's profile so far was asked for (SIGUSR1 sent
 	   to heaptrace): every call PID made before the request has been
 	   reported. TIME is PID's clock now, as for process_start. Called

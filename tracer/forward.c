@@ -10,13 +10,15 @@
    Ctrl-C or hang-up, `timeout` without --foreground) reached the program
    too, and must not be sent again. A ptraced program's copy is visible:
    pending in /proc/PID/status (ShdPnd, SigPnd) until a thread takes it,
-   then a signal-delivery stop the loop reports here (forward_delivered).
-   The kernel queues a group's signal to every member before kill()
-   returns, the newest process first, so the program's copy is normally
-   there before heaptrace's handler runs; a copy not seen within
-   DECIDE_NS of heaptrace's is taken not to exist, and the signal is sent
-   to the program (kill, as `kill PID` would have). While that is being
-   decided the loop polls rather than blocks (forward_deciding).
+   then a signal-delivery stop, waitable from the moment it is taken (both
+   under the program's signal lock), that the loop reports here
+   (forward_delivered). The kernel queues a group's signal to each member
+   in turn, the newest first (the program, forked after heaptrace joined
+   the group), so the program's copy is queued before heaptrace's handler
+   runs. So: not pending now, and no delivery stop once every stop
+   waiting has been reaped (forward_idle), means the program had no copy:
+   it is sent one (kill, as `kill PID` would have). Meanwhile the loop
+   polls rather than blocks (forward_deciding).
 
    Under --pages-as-heap=yes the program cannot be detached from (the
    seccomp filter stays, and its page calls would fail untraced): every
@@ -32,7 +34,6 @@
 
 #include "common/err.h"
 
-#define DECIDE_NS 20000000ULL /* 20 ms for the program's own copy to show */
 #define OWN_COPY_BEFORE_NS 100000000ULL /* a delivery this much before
 					   heaptrace's handler ran is the
 					   same signal's */
@@ -193,18 +194,15 @@ program_got(struct tracer *t, int sig, uint64_t since)
 
 /* Give the signal being decided to the program unless it had its own. */
 static void
-decide(struct tracer *t, bool now)
+decide(struct tracer *t)
 {
 	int sig = deciding_sig;
+	deciding_sig = 0;
 	if (program_got(t, sig, deciding_since)) {
 		ht_debug("%s: process %d had its own", name_of(sig),
 			 (int)t->target);
-		deciding_sig = 0;
 		return;
 	}
-	if (!now && monotonic_ns() - deciding_since < DECIDE_NS)
-		return;
-	deciding_sig = 0;
 	if (kill(t->target, sig) == 0)
 		ht_note("%s forwarded to process %d", name_of(sig),
 			(int)t->target);
@@ -215,8 +213,6 @@ serve_one(struct tracer *t, int sig, uint64_t at)
 {
 	bool can_detach = !t->opt->pages_as_heap;
 	if (t->target_done || (first_done && can_detach)) {
-		if (deciding_sig)
-			decide(t, true);
 		if (t->target_done)
 			ht_note("detached from the processes left at %s",
 				name_of(sig));
@@ -226,12 +222,13 @@ serve_one(struct tracer *t, int sig, uint64_t at)
 		detach_asked = 1;
 		return;
 	}
-	if (deciding_sig)
-		decide(t, true);
 	first_done = true;
-	deciding_sig = sig;
 	deciding_since = at;
-	decide(t, false);
+	if (program_got(t, sig, at))
+		return;
+	/* Not pending: a copy the program took is a stop waiting to be
+	   reaped; forward_idle decides once none is left. */
+	deciding_sig = sig;
 }
 
 void
@@ -242,11 +239,18 @@ forward_serve(struct tracer *t)
 	int n = n_caught;
 	if (n - n_served > CAUGHT_MAX)
 		n_served = n - CAUGHT_MAX; /* only the last ones are kept */
-	while (n_served < n && !detach_asked) {
+	while (n_served < n && !detach_asked && !deciding_sig) {
 		serve_one(t, caught_sig[n_served % CAUGHT_MAX],
 			  caught_ns[n_served % CAUGHT_MAX]);
 		n_served++;
 	}
-	if (deciding_sig)
-		decide(t, false);
+}
+
+void
+forward_idle(struct tracer *t)
+{
+	if (!deciding_sig)
+		return;
+	decide(t);
+	forward_serve(t);
 }

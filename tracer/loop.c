@@ -922,6 +922,7 @@ tracer_loop(struct tracer *t)
 			idle_us = 0;
 			continue;
 		}
+		forward_idle(t);
 		/* Nothing stopped: drain the rings, and when they are idle
 		   too, spin a little (spin_wait), then back off (up to a
 		   millisecond) so that a target that hardly allocates keeps

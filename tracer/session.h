@@ -130,11 +130,14 @@ struct forward_saved {
 void forward_install(struct tracer *t, struct forward_saved *old);
 /* Between two stops: give each signal caught to the program unless it
    had its own copy (the first), or ask for a detach (a second, or any
-   once the program is gone). Async-safe to call often. */
+   once the program is gone). Cheap when nothing was caught. */
 void forward_serve(struct tracer *t);
-/* True while a caught signal waits to be seen in the program: the loop
-   must poll, not block. */
+/* True while a caught signal waits to be looked for in the program: the
+   loop must poll, not block, and call forward_idle when no stop waits. */
 bool forward_deciding(void);
+/* No stop waits to be reaped: decide whether the program had its own
+   copy of the signal caught, and forward it if not. */
+void forward_idle(struct tracer *t);
 /* TC is at a signal-delivery stop of SIG (which it is given). */
 void forward_delivered(struct tracer *t, struct tracee *tc, int sig);
 /* True when a signal asked for the detach. */

@@ -634,7 +634,7 @@ tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 		lifecycle_thread_remove(t, tc);
 	}
 	if (p && tid == p->pid)
-		inline_drain(t, p, RECORD_WAIT_NS);
+		inline_drain_final(t, p);
 	if (tid == t->target)
 		tracer_record_result(t, status);
 	if (p && tid == p->pid) {

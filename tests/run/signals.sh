@@ -31,20 +31,28 @@
 #     then SIGTERM to the program: heaptrace's status 143, and the final
 #     profile's last snapshot holds exactly the on-demand snapshot's heap
 #     and extra bytes (--time-unit=B, ms).
+#  kill-burst  progs/burst.c, 8 threads mallocing 1000-byte blocks
+#     without end under a one-page ring (--ring-size=4096), killed by
+#     SIGTERM while waiting for room or writing a record: the last
+#     snapshot holds, in burst_alloc, at least the blocks the threads
+#     counted (each recorded before its malloc returned) and at most one
+#     more per thread: the drain goes past what dead threads never wrote.
 #  devfull   run with --massif-out-file=/dev/full: exit status 125 (not
 #     the program's 7), one line on stderr saying why.
 # Exit 0 pass, 1 fail, 77 skip, 99 harness error.
 #
-# usage: signals.sh HEAPTRACE STOPSIG MANYTHREADS CASE
+# usage: signals.sh HEAPTRACE STOPSIG MANYTHREADS CASE [BURST]
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
 
-[ $# -eq 4 ] || usage "signals.sh HEAPTRACE STOPSIG MANYTHREADS CASE"
+[ $# -eq 4 ] || [ $# -eq 5 ] ||
+	usage "signals.sh HEAPTRACE STOPSIG MANYTHREADS CASE [BURST]"
 ht=$(abspath "$1")
 prog=$(abspath "$2")
 many=$(abspath "$3")
 case_name=$4
-need_exec "$ht" "$prog" "$many"
+burst=$(abspath "${5:-$3}")
+need_exec "$ht" "$prog" "$many" "$burst"
 need setsid mkfifo
 env --default-signal=INT true 2>/dev/null ||
 	skip "env has no --default-signal (coreutils before 8.31)"
@@ -279,7 +287,52 @@ kill_threads() {
 		fail "the final profile ends with '$got' (heap, extra), the on-demand snapshot taken after the last allocation with '$want'"
 }
 
+# last_in FILE FUNCTION: the bytes the last snapshot of FILE holds in
+# FUNCTION (its tree's lines naming it, summed; 0 when it has no tree).
+last_in() {
+	awk -v fn="$2" '/^snapshot=/ { n = 0 }
+		$0 ~ (" " fn " ") && /^ *n[0-9]+: / { n += $2 }
+		END { print n + 0 }' "$1"
+}
+
+# kill_burst: threads killed in a burst of calls through a full ring.
+kill_burst() {
+	local threads=8
+	mkfifo "$tmp/burst.out" || exit 99
+	(
+		"$ht" run --time-unit=B --ring-size=4096 \
+			--massif-out-file="$tmp/burst.massif" -- "$burst" \
+			"$threads" "$tmp/counts" \
+			>"$tmp/burst.out" 2>"$tmp/burst.err" </dev/null
+		echo $? >"$tmp/burst.status"
+	) &
+	local line
+	read -r -t 60 line <"$tmp/burst.out" ||
+		harness "the program did not start: $(head -c 300 "$tmp/burst.err")"
+	target=${line#ready }
+	pids+=("$target")
+	sleep 0.5
+	kill -TERM "$target"
+	for _ in $(seq 300); do
+		[ -s "$tmp/burst.status" ] && break
+		sleep 0.1
+	done
+	status=$(cat "$tmp/burst.status" 2>/dev/null)
+	[ "$status" = 143 ] || fail "heaptrace exited '$status', want 143"
+	local counted held
+	counted=$(od -An -v -t u8 "$tmp/counts" | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }')
+	held=$(last_in "$tmp/burst.massif" burst_alloc)
+	[ "$counted" -gt 0 ] || harness "no block counted"
+	[ "$held" -ge $((counted * 1000)) ] ||
+		fail "the last snapshot holds $held bytes in burst_alloc, fewer than the $((counted * 1000)) of the $counted blocks counted"
+	[ "$held" -le $(((counted + threads) * 1000)) ] ||
+		fail "the last snapshot holds $held bytes in burst_alloc, more than the $counted blocks counted and one per thread"
+}
+
 case $case_name in
+kill-burst)
+	kill_burst
+	;;
 run-TERM | run-HUP | run-INT)
 	sig=${case_name#run-}
 	run_dies "$sig" alone

@@ -47,9 +47,9 @@ static const char *const stop_names[FORWARD_SIGNALS] = { "SIGTERM", "SIGHUP",
 static volatile int n_caught;
 static volatile sig_atomic_t caught_sig[CAUGHT_MAX];
 static volatile uint64_t caught_ns[CAUGHT_MAX];
-static volatile sig_atomic_t detach_asked;
 
 /* The loop's side. */
+static volatile sig_atomic_t detach_asked; /* the loop's stop_flag */
 static bool active;
 static int n_served;
 static bool first_done;   /* a signal was handled as the first */

@@ -20,6 +20,10 @@
    it is sent one (kill, as `kill PID` would have). Meanwhile the loop
    polls rather than blocks (forward_deciding).
 
+   Signals caught within SAME_REQUEST_NS of the first are handled as the
+   first (each given to the program unless it had its own copy): they are
+   one request, as `timeout`'s signal to heaptrace and then to its group.
+
    Under --pages-as-heap=yes the program cannot be detached from (the
    seccomp filter stays, and its page calls would fail untraced): every
    signal is then handled as the first. When the program itself has
@@ -37,6 +41,10 @@
 #define OWN_COPY_BEFORE_NS 100000000ULL /* a delivery this much before
 					   heaptrace's handler ran is the
 					   same signal's */
+/* Signals caught this close to the first are the same request:
+   `timeout` sends its signal to heaptrace, then at once to the process
+   group, heaptrace included. */
+#define SAME_REQUEST_NS 200000000ULL
 #define CAUGHT_MAX 8
 
 static const int stop_signals[FORWARD_SIGNALS] = { SIGTERM, SIGHUP, SIGINT };
@@ -53,6 +61,7 @@ static volatile sig_atomic_t detach_asked; /* the loop's stop_flag */
 static bool active;
 static int n_served;
 static bool first_done;   /* a signal was handled as the first */
+static uint64_t first_at; /* when it was caught */
 static int deciding_sig;  /* 0, or the signal being decided */
 static uint64_t deciding_since;
 static uint64_t delivered_ns[FORWARD_SIGNALS]; /* the program's last copy */
@@ -212,7 +221,8 @@ static void
 serve_one(struct tracer *t, int sig, uint64_t at)
 {
 	bool can_detach = !t->opt->pages_as_heap;
-	if (t->target_done || (first_done && can_detach)) {
+	bool second = first_done && at - first_at >= SAME_REQUEST_NS;
+	if (t->target_done || (second && can_detach)) {
 		if (t->target_done)
 			ht_note("detached from the processes left at %s",
 				name_of(sig));
@@ -222,7 +232,10 @@ serve_one(struct tracer *t, int sig, uint64_t at)
 		detach_asked = 1;
 		return;
 	}
-	first_done = true;
+	if (!first_done) {
+		first_done = true;
+		first_at = at;
+	}
 	deciding_since = at;
 	if (program_got(t, sig, at))
 		return;

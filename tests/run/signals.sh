@@ -21,6 +21,12 @@
 #             with its exact output and status 7, heaptrace's too; the
 #             summary line says so;
 #     ignore  (alone only) the same, the signal ignored by the program.
+#  run-timeout   `timeout 1 heaptrace run` on the program handling the
+#     signal: timeout sends SIGTERM to heaptrace, then to its process
+#     group, heaptrace included, which is one request, not two: the
+#     program catches it (once or twice, as without heaptrace) and runs
+#     on traced (a block allocated then is in the profile), ends with
+#     "bye" and status 7, timeout's 124.
 #  attach-TERM, attach-HUP, attach-INT   heaptrace attach -v to the program
 #     (handling the signals): the signal to heaptrace detaches, exit 0,
 #     the profile holds the 500 bytes allocated while attached; the
@@ -222,6 +228,40 @@ run_lives() {
 	[ "$who" = group ] && summary_lacks "$name" forwarded
 }
 
+# run_timeout: heaptrace run under timeout, the program handling SIGTERM.
+run_timeout() {
+	local name=timeout caught
+	mkfifo "$tmp/$name.in" || exit 99
+	(
+		env --default-signal=INT,TERM,HUP timeout -s TERM 1 \
+			"$ht" run --time-unit=B --massif-out-file="$tmp/$name.massif" \
+			-- "$prog" handle \
+			<"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err"
+		echo $? >"$tmp/$name.status"
+	) &
+	exec 9>"$tmp/$name.in"
+	wait_for "$tmp/$name.out" '^ready' ||
+		harness "$name: the program did not start: $(head -c 300 "$tmp/$name.err")"
+	target=$(awk '/^ready/ { print $2 }' "$tmp/$name.out")
+	tracer=$(tracer_of "$target")
+	pids+=("$target" "$tracer")
+	wait_for "$tmp/$name.out" '^caught' ||
+		fail "$name: the program did not get timeout's SIGTERM"
+	sleep 0.5
+	[ "$(tracer_of "$target")" = "$tracer" ] ||
+		fail "$name: no longer traced after timeout's SIGTERM"
+	allocate "$name" 1
+	finish "$name"
+	[ "$status" = 124 ] || fail "$name: timeout exited '$status', want 124"
+	caught=$(grep -c '^caught SIGTERM$' "$tmp/$name.out")
+	[ "$caught" -ge 1 ] && [ "$caught" -le 2 ] ||
+		fail "$name: the program caught SIGTERM $caught times"
+	[ "$(grep -v '^caught' "$tmp/$name.out" | tr '\n' ' ')" = "ready $target allocated bye " ] ||
+		fail "$name: the program's output: $(cat "$tmp/$name.out")"
+	expect_heap "$name" 1500
+	summary_lacks "$name" detached
+}
+
 # attach_case SIG: heaptrace attach, detached by SIG.
 attach_case() {
 	local sig=$1 name=attachee
@@ -340,6 +380,10 @@ run-TERM | run-HUP | run-INT)
 	run_lives handle "$sig" alone
 	run_lives handle "$sig" group
 	run_lives ignore "$sig" alone
+	;;
+run-timeout)
+	need timeout
+	run_timeout
 	;;
 attach-TERM | attach-HUP | attach-INT)
 	attach_case "${case_name#attach-}"

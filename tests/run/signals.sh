@@ -59,7 +59,7 @@ many=$(abspath "$3")
 case_name=$4
 burst=$(abspath "${5:-$3}")
 need_exec "$ht" "$prog" "$many" "$burst"
-need setsid mkfifo
+need setsid mkfifo od
 env --default-signal=INT true 2>/dev/null ||
 	skip "env has no --default-signal (coreutils before 8.31)"
 scratch
@@ -76,6 +76,17 @@ signo() {
 # tracer_of PID: the pid tracing PID, 0 for none.
 tracer_of() {
 	awk '/^TracerPid:/ { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# stat_field PID N: field N of /proc/PID/stat (5: the process group).
+stat_field() {
+	local stat n=$2
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	# shellcheck disable=SC2086 # split into its fields
+	set -- $stat
+	shift $((n - 3))
+	echo "$1"
 }
 
 # last_heap FILE: "HEAP EXTRA" of FILE's last snapshot.
@@ -103,7 +114,7 @@ run_start() {
 	tracer=$(tracer_of "$target")
 	[ -n "$tracer" ] && [ "$tracer" != 0 ] ||
 		harness "$name: process $target is not traced"
-	group=$(ps -o pgid= -p "$tracer" | tr -d ' ')
+	group=$(stat_field "$tracer" 5)
 	[ "$group" = "$tracer" ] ||
 		harness "$name: heaptrace ($tracer) does not lead its process group ($group)"
 	pids+=("$target" "$tracer")

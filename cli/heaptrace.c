@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The heaptrace program: reads the command line and hands each command to
    its function. Exit status: 0 success, 1 heaptrace could not write its
-   output, 2 the command line was wrong or the command is not available. */
+   output, 2 the command line was wrong or the command is not available;
+   `run` passes the program's on, but for EXIT_PROFILE_LOST. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,10 @@
 #include "tracer/tracer.h"
 
 #define EXIT_USAGE 2
+/* `run` could not write a profile: the status `env`, `nice` and `timeout`
+   give their own failures, beside 126 and 127 for a program that could
+   not be run, so that a script can tell it from most programs' own. */
+#define EXIT_PROFILE_LOST 125
 
 /* stdout is checked at the end because a full disk or a closed pipe only
    shows when the buffer is flushed. */
@@ -100,6 +105,7 @@ cmd_run(struct ht_cmdline *cl)
 	int rc = tracer_run(&cl->opt, cl->prog_argv, &sink, &res, err,
 			    sizeof(err));
 	uint64_t leak_errors = profiler_leak_errors(prof);
+	int failures = profiler_write_failures(prof);
 	profiler_free(prof);
 	/* notes no summary line took: a line of their own, unless an error
 	   is what there is to say */
@@ -118,6 +124,8 @@ cmd_run(struct ht_cmdline *cl)
 		ht_error("%s", err);
 		return rc == -ENOENT ? 127 : 126;
 	}
+	if (failures)
+		return EXIT_PROFILE_LOST;
 	/* memcheck's rule: a leak error changes the status of a program that
 	   exited, not of one a signal killed. */
 	if (cl->opt.error_exitcode && leak_errors && !res.signaled)

@@ -39,6 +39,7 @@ struct profile {
 	char **argv;       /* the cmd: line */
 	size_t argc;
 	unsigned n_on_demand; /* snapshots written on demand (SIGUSR1) */
+	char *last_on_demand; /* the last of them written, or NULL */
 	bool foreign_malloc; /* its malloc is not glibc's */
 	struct leakcheck_result leak; /* --leak-check's verdicts */
 };
@@ -133,6 +134,7 @@ profile_free(struct profile *pr)
 	for (size_t i = 0; i < pr->argc; i++)
 		free(pr->argv[i]);
 	free(pr->argv);
+	free(pr->last_on_demand);
 	free(pr);
 }
 
@@ -567,7 +569,15 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 	struct out_header h = profile_header(prof, pr);
 	int rc = out_massif_write(path, &h, pr->eng, &pr->sym);
 	if (rc) {
-		ht_error("cannot write %s: %s", path, ht_strerror(rc));
+		/* The file there before, if any, stays (written atomically),
+		   and so do the snapshots taken on demand. */
+		if (pr->last_on_demand)
+			ht_error("cannot write %s: %s (the last snapshot taken "
+				 "on demand is in %s)", path, ht_strerror(rc),
+				 pr->last_on_demand);
+		else
+			ht_error("cannot write %s: %s", path,
+				 ht_strerror(rc));
 		prof->write_failures++;
 	} else {
 		/* files beside it only beside a regular file (not /dev/null,
@@ -771,11 +781,14 @@ on_snapshot(void *ctx, pid_t pid, uint64_t time)
 		failure = ht_xasprintf("snapshot of process %d not written: "
 				       "%s", (int)pid, why);
 	}
-	if (failure)
+	if (failure) {
 		ht_error("%s", failure);
-	else
+	} else {
 		ht_info("snapshot of process %d written to %s", (int)pid,
 			path);
+		free(pr->last_on_demand);
+		pr->last_on_demand = ht_xstrdup(path);
+	}
 	int rc = snapshot_ack_publish(pid, n, !failure,
 				      failure ? failure : path);
 	if (rc)
@@ -807,12 +820,18 @@ on_leak_check(void *ctx, pid_t pid, const struct tracer_leak_view *view)
 }
 
 static void
-on_process_end(void *ctx, pid_t pid, const char *backend)
+on_process_end(void *ctx, pid_t pid, uint64_t time, const char *backend)
 {
 	struct profiler *prof = ctx;
 	struct profile *pr = profile_get(prof, pid);
 	if (!pr)
 		return;
+	/* Every block live at the end is in the last snapshot, however the
+	   process ended; Massif's profile ends at its last interval
+	   snapshot. */
+	if (!prof->opt->massif_compat)
+		snap_engine_finish(pr->eng, time > pr->t_start ?
+				   time - pr->t_start : 0);
 	write_profile(prof, pr, backend);
 	on_demand_end(pr);
 	profile_forget(prof, pid);

@@ -183,7 +183,7 @@ static const struct opt_spec specs[] = {
 	{ .name = "--duration", .kind = OPT_UINT, .off = FIELD(duration),
 	  .lo = 1, .hi = 31536000, .group = GROUP_OWN,
 	  .help = "attach: detach after this many seconds (default: at "
-		  "SIGINT, SIGTERM or the target's exit)" },
+		  "SIGINT, SIGTERM, SIGHUP or the target's exit)" },
 	{ .name = "--leak-check", .kind = OPT_CHOICE, .off = FIELD(leak_check),
 	  .def = "no", .choices = leak_check_names, .group = GROUP_LEAK,
 	  .help = "at the target's exit, scan its memory for blocks no "
@@ -826,8 +826,9 @@ ht_options_usage(FILE *out)
 	      "  run       start PROG with ARGS and profile it until it exits\n"
 	      "  attach    profile the running process PID from now until it "
 	      "exits,\n"
-	      "            heaptrace gets SIGINT or SIGTERM, or --duration "
-	      "ends; then detach\n"
+	      "            heaptrace gets SIGINT, SIGTERM or SIGHUP, or "
+	      "--duration ends;\n"
+	      "            then detach\n"
 	      "  snapshot  write the profile so far of the program PID that "
 	      "heaptrace\n"
 	      "            profiles (as SIGUSR1 to heaptrace does) and print "

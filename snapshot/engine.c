@@ -76,6 +76,8 @@ struct snap_engine {
 	unsigned since_detailed;
 	uint64_t peak_total;
 	uint64_t peak_limit;          /* a total above this is a new peak */
+	uint64_t changes;             /* counter or tree changes so far */
+	uint64_t changes_taken;       /* CHANGES at the last snapshot */
 
 	struct snap_stats stats;
 };
@@ -249,6 +251,7 @@ static void
 take(struct snap_engine *eng, enum snap_kind kind, uint64_t t)
 {
 	snapshot_take(eng, &eng->snaps[eng->n_snaps], kind, t);
+	eng->changes_taken = eng->changes;
 	eng->since_detailed = kind == SNAP_EMPTY ? eng->since_detailed + 1 : 0;
 	snapshot_store(eng, t);
 }
@@ -302,6 +305,7 @@ account(struct snap_engine *eng, int64_t d_heap, int64_t d_extra)
 {
 	eng->heap += (uint64_t)d_heap;
 	eng->extra += (uint64_t)d_extra;
+	eng->changes++;
 	int64_t d = d_heap + d_extra;
 	eng->btime += (uint64_t)(d < 0 ? -d : d);
 }
@@ -310,6 +314,7 @@ static void
 charge(struct snap_engine *eng, uint32_t leaf, int64_t bytes)
 {
 	xtree_charge(&eng->tree, leaf, bytes);
+	eng->changes++;
 }
 
 /* ---- The page and stack rules' calls back (snap_priv.h) ---- */
@@ -340,6 +345,7 @@ hook_account_stacks(void *ctx, int64_t d)
 
 	eng->stacks += (uint64_t)d;
 	eng->btime += (uint64_t)(d < 0 ? -d : d);
+	eng->changes++;
 }
 
 static uint32_t
@@ -810,6 +816,19 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 		do_stack_sample(eng, ev);
 		break;
 	}
+}
+
+void
+snap_engine_finish(struct snap_engine *eng, uint64_t time)
+{
+	/* Massif's snapshots are taken by its interval rule only, so the
+	   calls made after the last one are in none: a program killed after
+	   a burst of allocations would seem to have held less than it did. */
+	if (!eng->started || eng->changes == eng->changes_taken)
+		return;
+	if (time > eng->clock)
+		eng->clock = time;
+	take(eng, SNAP_DETAILED, now(eng));
 }
 
 /* ---- Results ---- */

@@ -89,6 +89,11 @@ void snap_engine_start(struct snap_engine *eng, uint64_t time);
    that address has been handed out meanwhile. */
 void snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev);
 
+/* The profile ends at TIME (as snap_engine_peek's): a last, detailed
+   snapshot of the state then, unless the last snapshot taken shows it
+   already. Not Massif's (it takes none at the end): for profiles that
+   must hold every block live at the end (outside --massif-compat). */
+void snap_engine_finish(struct snap_engine *eng, uint64_t time);
 /* A detailed snapshot of ENG's state now into *OUT, as a detailed
    snapshot attempt would take it but leaving ENG untouched (its counters,
    clock and interval included): for a profile written on demand while the

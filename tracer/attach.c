@@ -5,7 +5,7 @@
    are stopped at once (stopall.c) while the allocators are hooked, found
    through the link map ld.so keeps (loader.c), and the session then runs
    the same event loop as `run` until heaptrace is asked to stop (SIGINT,
-   SIGTERM, --duration) or the target exits; detach.c then takes
+   SIGTERM, SIGHUP, --duration) or the target exits; detach.c then takes
    everything out again.
 
    The allocators are hooked as under `run`: through the inline path
@@ -366,9 +366,10 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* SIGINT, SIGTERM and --duration's alarm end the session: detach. */
+/* SIGINT, SIGTERM, SIGHUP and --duration's alarm end the session:
+   detach. */
 static void
-catch_detach_signals(unsigned duration, struct sigaction old[3])
+catch_detach_signals(unsigned duration, struct sigaction old[4])
 {
 	/* SA_RESTART: a wait in the middle of an injected call must not be
 	   cut short; the loop's idle wait (sigtimedwait) is never restarted,
@@ -380,17 +381,19 @@ catch_detach_signals(unsigned duration, struct sigaction old[3])
 	sigaction(SIGINT, &sa, &old[0]);
 	sigaction(SIGTERM, &sa, &old[1]);
 	sigaction(SIGALRM, &sa, &old[2]);
+	sigaction(SIGHUP, &sa, &old[3]);
 	if (duration)
 		alarm(duration);
 }
 
 static void
-restore_signals(const struct sigaction old[3])
+restore_signals(const struct sigaction old[4])
 {
 	alarm(0);
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
 	sigaction(SIGALRM, &old[2], NULL);
+	sigaction(SIGHUP, &old[3], NULL);
 }
 
 int
@@ -407,7 +410,7 @@ tracer_attach(const struct ht_options *opt, pid_t pid,
 	t.target = pid;
 	t.resume_req = opt->pages_as_heap ? PTRACE_SYSCALL : PTRACE_CONT;
 	t.stop_flag = &detach_requested;
-	struct sigaction old[3];
+	struct sigaction old[4];
 	catch_detach_signals(opt->duration, old);
 
 	struct tproc *p = proc_new(&t, pid);

@@ -254,8 +254,8 @@ watch_hint(struct tracer *t, const struct tproc *p, bool wrapper)
 			  "it used less than 1 MiB of heap)" : "");
 }
 
-static void
-watch_install(struct tracer *t, const struct tracer_sink *real)
+void
+tracer_watch_install(struct tracer *t, const struct tracer_sink *real)
 {
 	const struct ht_options *opt = t->opt;
 	if (opt->pages_as_heap || !opt->heap || !real->heap_bytes)
@@ -273,9 +273,8 @@ watch_install(struct tracer *t, const struct tracer_sink *real)
 	t->sink = &watch->sink;
 }
 
-/* The session is over: say what was left out, then forget. */
-static void
-watch_finish(struct tracer *t)
+void
+tracer_watch_finish(struct tracer *t)
 {
 	if (!watch)
 		return;
@@ -324,7 +323,8 @@ tracer_end_profile(struct tracer *t, struct tproc *p)
 		return;
 	p->profiling = false;
 	watched_free(p->pid);
-	t->sink->process_end(t->sink->ctx, p->pid, backend_name(t, p));
+	t->sink->process_end(t->sink->ctx, p->pid, tracer_clock(t, p),
+			     backend_name(t, p));
 	if (t->opt->stats)
 		inline_report(p);
 }
@@ -603,8 +603,8 @@ on_exec(struct tracer *t, struct tracee *tc)
 
 /* ---- Exits ---- */
 
-static void
-record_result(struct tracer *t, int status)
+void
+tracer_record_result(struct tracer *t, int status)
 {
 	t->target_done = true;
 	if (WIFEXITED(status)) {
@@ -632,9 +632,9 @@ tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid, int status)
 		lifecycle_thread_remove(t, tc);
 	}
 	if (p && tid == p->pid)
-		inline_drain(t, p, RECORD_WAIT_NS);
+		inline_drain_final(t, p);
 	if (tid == t->target)
-		record_result(t, status);
+		tracer_record_result(t, status);
 	if (p && tid == p->pid) {
 		tracer_end_profile(t, p);
 		unprofiled_end(p->pid, false);
@@ -706,6 +706,7 @@ on_stop(struct tracer *t, struct tracee *tc, int status)
 					 (unsigned long long)r.rsp);
 		}
 		ht_debug("thread %d: signal %d passed on", (int)tc->tid, sig);
+		forward_delivered(t, tc, sig);
 		resume(t, tc, sig);
 		return;
 	default:
@@ -898,9 +899,11 @@ tracer_loop(struct tracer *t)
 			continue;
 		}
 		ondemand_serve(t);
+		forward_serve(t);
 		if (stop_requested(t))
 			break;
-		bool polling = t->attached || any_inline(t);
+		bool polling = t->attached || any_inline(t) ||
+			       forward_deciding();
 		/* Without rings to drain, block in waitpid: one system call
 		   per stop on the ptrace path (a non-blocking waitpid and a
 		   wait for SIGCHLD made it 15-20 % slower); a snapshot
@@ -917,6 +920,7 @@ tracer_loop(struct tracer *t)
 			idle_us = 0;
 			continue;
 		}
+		forward_idle(t);
 		/* Nothing stopped: drain the rings, and when they are idle
 		   too, spin a little (spin_wait), then back off (up to a
 		   millisecond) so that a target that hardly allocates keeps
@@ -940,44 +944,4 @@ tracer_loop(struct tracer *t)
 	idle_restore(&old_chld);
 	ondemand_restore(&old_usr1);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-}
-
-int
-tracer_run(const struct ht_options *opt, char *const argv[],
-	   const struct tracer_sink *sink, struct tracer_result *res,
-	   char *err, size_t errlen)
-{
-	int rc = tracer_check_program(argv, err, errlen);
-	if (rc)
-		return rc;
-	struct tracer t;
-	tracer_init(&t, opt, sink);
-	watch_install(&t, sink);
-
-	/* The terminal's SIGINT and SIGQUIT are the target's to handle; our
-	   dying of them would kill it (EXITKILL). */
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	int err_fd = -1;
-	rc = launch_spawn(&t, argv, &err_fd, err, errlen);
-	if (rc) {
-		watch_finish(&t);
-		tracer_fini(&t);
-		return rc;
-	}
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	tracer_loop(&t);
-	if (!t.target_done) {
-		/* Detached at exec: still our child. */
-		int status;
-		if (waitpid(t.target, &status, 0) == t.target)
-			record_result(&t, status);
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-
-	watch_finish(&t);
-	*res = t.result;
-	tracer_fini(&t);
-	return launch_result(err_fd, argv, err, errlen);
 }

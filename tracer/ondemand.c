@@ -21,6 +21,7 @@ static volatile sig_atomic_t requested;
    left waiting for the target's next stop. */
 static volatile sig_atomic_t in_wait;
 static sigjmp_buf wait_env;
+static volatile sig_atomic_t woken; /* ondemand_wake */
 
 static void
 on_sigusr1(int sig)
@@ -33,18 +34,30 @@ on_sigusr1(int sig)
 	}
 }
 
+void
+ondemand_wake(void)
+{
+	woken = 1;
+	if (in_wait) {
+		in_wait = 0;
+		siglongjmp(wait_env, 1);
+	}
+}
+
 pid_t
 ondemand_waitpid(int *status)
 {
 	/* No mask saved: SA_NODEFER leaves SIGUSR1 unblocked in the handler,
 	   and saving it would cost a system call per wait. */
 	if (sigsetjmp(wait_env, 0)) {
+		woken = 0;
 		errno = EINTR;
 		return -1;
 	}
 	in_wait = 1;
-	if (requested) {
+	if (requested || woken) {
 		in_wait = 0;
+		woken = 0;
 		errno = EINTR;
 		return -1;
 	}

@@ -34,6 +34,14 @@ void tracer_end_profile(struct tracer *t, struct tproc *p);
 void tracer_on_new_task(struct tracer *t, struct tracee *tc, int event);
 /* P exec'd in thread KEEP: forget its other threads. */
 void tracer_drop_other_threads(struct tracer *t, struct tproc *p, pid_t keep);
+/* The target's wait STATUS is the session's result. */
+void tracer_record_result(struct tracer *t, int status);
+/* Watch T's profiles for exec wrappers (--follow-exec), REAL the sink
+   reported to: T's sink is replaced by the watching one. */
+void tracer_watch_install(struct tracer *t, const struct tracer_sink *real);
+/* The session is over: say what the wrapper rule left out, then forget
+   (T's sink is the real one again). */
+void tracer_watch_finish(struct tracer *t);
 /* TID (TC, or NULL if unknown) exited or was killed with STATUS. */
 void tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid,
 		    int status);
@@ -44,7 +52,7 @@ void tracer_on_gone(struct tracer *t, struct tracee *tc, pid_t tid,
    and end their profiles. */
 void detach_all(struct tracer *t);
 
-/* ---- launch.c: starting the target ---- */
+/* ---- launch.c: starting the target (run.c: the whole `run`) ---- */
 /* Fork the target for ARGV, seize it, and let it exec (after installing
    the seccomp filter with --pages-as-heap=yes); *ERR_FD is to be given to
    launch_result. 0, or -errno with a one-line reason in ERR. */
@@ -114,8 +122,42 @@ bool ondemand_pending(void);
 /* waitpid(-1, STATUS, __WALL), blocking, ended early (-1, EINTR) by a
    snapshot request, including one that came just before it. */
 pid_t ondemand_waitpid(int *status);
+/* End ondemand_waitpid's wait at once, or its next one: another
+   handler's request to the loop. Async-signal-safe; the caller's handler
+   must be SA_NODEFER, as it may not return. */
+void ondemand_wake(void);
 /* When a snapshot was asked for: drain every ring, then give the sink's
    snapshot callback each profiled process with its clock now. */
 void ondemand_serve(struct tracer *t);
+
+/* ---- forward.c: SIGTERM, SIGHUP and SIGINT to `heaptrace run` ---- */
+#define FORWARD_SIGNALS 3
+/* The actions forward_install replaced. */
+struct forward_saved {
+	struct sigaction act[FORWARD_SIGNALS];
+};
+/* Catch SIGTERM, SIGHUP and SIGINT for T, a `run` session (the old
+   actions into *OLD); T->stop_flag is set when the loop is to stop for a
+   detach (forward_detach_asked). */
+void forward_install(struct tracer *t, struct forward_saved *old);
+/* Between two stops: give each signal caught to the program unless it
+   had its own copy (the first), or ask for a detach (a second, or any
+   once the program is gone). Cheap when nothing was caught. */
+void forward_serve(struct tracer *t);
+/* True while a caught signal waits to be looked for in the program: the
+   loop must poll, not block, and call forward_idle when no stop waits. */
+bool forward_deciding(void);
+/* No stop waits to be reaped: decide whether the program had its own
+   copy of the signal caught, and forward it if not. */
+void forward_idle(struct tracer *t);
+/* TC is at a signal-delivery stop of SIG (which it is given). */
+void forward_delivered(struct tracer *t, struct tracee *tc, int sig);
+/* True when a signal asked for the detach. */
+bool forward_detach_asked(void);
+/* Detached: SIGINT ignored, SIGTERM and SIGHUP back to their defaults,
+   while heaptrace waits for the program. */
+void forward_after_detach(void);
+/* Put the actions OLD back. */
+void forward_restore(const struct forward_saved *old);
 
 #endif

@@ -88,9 +88,11 @@ struct tracer_sink {
 	   events reported so far: what the exec-wrapper rule measures. NULL:
 	   no exec is taken for a wrapper's. */
 	uint64_t (*heap_bytes)(void *ctx, pid_t pid);
-	/* PID's profile is complete: it exited, was killed, or exec'd.
+	/* PID's profile is complete: it exited, was killed, exec'd or was
+	   detached from, at TIME (its clock, as for process_start).
 	   BACKEND names how its allocator calls were caught. */
-	void (*process_end)(void *ctx, pid_t pid, const char *backend);
+	void (*process_end)(void *ctx, pid_t pid, uint64_t time,
+			    const char *backend);
 	/* A snapshot of PID's profile so far was asked for (SIGUSR1 sent
 	   to heaptrace): every call PID made before the request has been
 	   reported. TIME is PID's clock now, as for process_start. Called
@@ -119,8 +121,10 @@ struct tracer_result {
 int tracer_check_program(char *const argv[], char *err, size_t errlen);
 
 /* Run ARGV under the tracer with OPT, reporting to SINK, until the target
-   and every traced descendant are gone. Returns 0 and fills *RES, or a
-   negative error with a one-line reason in ERR (nothing could be run). */
+   and every traced descendant are gone, or a second SIGTERM, SIGHUP or
+   SIGINT to heaptrace (the first is the target's) makes it detach and
+   wait for the target untraced. Returns 0 and fills *RES, or a negative
+   error with a one-line reason in ERR (nothing could be run). */
 int tracer_run(const struct ht_options *opt, char *const argv[],
 	       const struct tracer_sink *sink, struct tracer_result *res,
 	       char *err, size_t errlen);
@@ -132,9 +136,9 @@ int tracer_run(const struct ht_options *opt, char *const argv[],
 int tracer_attach_check(pid_t pid, char *err, size_t errlen);
 
 /* Profile the running process PID with OPT (the ptrace backend whatever
-   its --backend), reporting to SINK, until SIGINT or SIGTERM reaches
-   heaptrace, OPT->duration seconds pass, or the process exits; then
-   detach, leaving it as it was, and end its profile. Returns 0 and fills
+   its --backend), reporting to SINK, until SIGINT, SIGTERM or SIGHUP
+   reaches heaptrace, OPT->duration seconds pass, or the process exits;
+   then detach, leaving it as it was, and end its profile. Returns 0 and fills
    *RES (exit status 0 when detached), or a negative error with a one-line
    reason in ERR (the process is left untouched). */
 int tracer_attach(const struct ht_options *opt, pid_t pid,

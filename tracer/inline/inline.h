@@ -106,5 +106,8 @@ void inline_free(struct tproc *p);
    "Detaching"). TID: a stopped thread to inject system calls from, 0 if
    none. */
 void inline_detach(struct tracer *t, struct tproc *p, pid_t tid);
+/* P's last thread is gone: deliver every record committed in its ring,
+   past the records its threads were killed before writing. */
+void inline_drain_final(struct tracer *t, struct tproc *p);
 
 #endif

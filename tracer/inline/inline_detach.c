@@ -1013,3 +1013,75 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 		 p->n_scratch);
 	p->n_scratch = 0;
 }
+
+/* ---- A process's end ---- */
+
+/* A vfork child of IP's process still runs in its memory, and may write
+   to its ring. */
+static bool
+vfork_child_in(const struct inline_proc *ip)
+{
+	for (size_t i = 0; i < ip->n_vforks; i++)
+		if (ip->vforks[i].proc)
+			return true;
+	return false;
+}
+
+/* Past the record at the tail of H's ring that a thread was killed
+   writing (its commit word still 0, its header written), once no thread
+   can write: its size follows from its header, and what follows it must
+   be the head, a committed record or a record never written (zeroes).
+   Returns the bytes skipped, 0 when the tail is no such record. */
+static uint64_t
+skip_killed(struct ring_header *h)
+{
+	uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = h->tail;
+	if (tail == head)
+		return 0;
+	const struct ring_record *rec = ring_record_at(h, tail);
+	if (rec->commit || rec->kind < RING_REC_ALLOC ||
+	    rec->kind > RING_REC_RULE || rec->copied >= RING_COPY_N)
+		return 0;
+	uint64_t len = ring_rec_size(rec->copied, rec->stack_len, rec->npcs);
+	uint64_t next = tail + len;
+	if (len > head - tail ||
+	    (next != head && !committed_at(h, next, head) &&
+	     *(const uint64_t *)(const void *)ring_record_at(h, next) != 0))
+		return 0;
+	ring_zero(h, tail, (uint32_t)len); /* as the drain leaves it */
+	ring_publish_tail(h, next);
+	return len;
+}
+
+void
+inline_drain_final(struct tracer *t, struct tproc *p)
+{
+	struct inline_proc *ip = p->inl;
+	if (!ip || ip->broken)
+		return;
+	bool can_write = vfork_child_in(ip);
+	inline_drain(t, p, can_write ? RECORD_WAIT_NS : 0);
+	/* A thread killed while it waited for room (the ring full: the
+	   process died in a burst of calls), or while it wrote a record,
+	   left one never to be committed; the drain would stop there, and
+	   every record after it be lost. With no thread left to write,
+	   it is skipped: zeroes (skip_given_up), or a header that says how
+	   long it is (skip_killed). */
+	struct ring_header *h = tracer_ring_header(ip->ring);
+	uint64_t skipped = 0, n;
+	while (!can_write && !ip->broken &&
+	       ((n = skip_given_up(h)) != 0 || (n = skip_killed(h)) != 0)) {
+		skipped += n;
+		inline_drain(t, p, 0);
+	}
+	if (skipped)
+		ht_debug("process %d: %llu bytes of records its dead threads "
+			 "never wrote skipped in the ring", (int)p->pid,
+			 (unsigned long long)skipped);
+	uint64_t left = tracer_ring_pending(ip->ring);
+	if (left && !ip->broken)
+		ht_warn("process %d: %llu bytes of records lost in the ring at "
+			"its end (a record a thread was killed writing)",
+			(int)p->pid, (unsigned long long)left);
+}

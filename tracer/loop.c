@@ -450,6 +450,7 @@ first_stop(struct tracer *t, struct tracee *tc)
 		tc->ring_parent = NULL;
 		int err = inline_fork_child(t, parent, tc->proc, tc->tid);
 		if (err) {
+			tracer_end_profile(t, tc->proc);
 			lifecycle_release_fork_child(t, tc, parent, err);
 			return;
 		}

@@ -28,8 +28,11 @@
 #            it is let go untraced, under the default backend.
 #  attach-FILTER  the same filter, the program waiting on stdin: attached
 #            by root, children profiled and output native; attached by
-#            nobody (the program as nobody too), a one-line refusal,
-#            exit status 2, and native output.
+#            root that SIGKILLs itself at its 1st, 3rd, then 6th injected
+#            system call (HEAPTRACE_TEST_DIE_IN_INJECT, while the filter
+#            is lifted for it), native output (the filter holds again);
+#            attached by nobody (the program as nobody too), a one-line
+#            refusal, exit status 2, and native output.
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
 
@@ -181,6 +184,24 @@ attach_sandbox() {
 	hst=$?
 }
 
+# attach_dying WHAT FILTER N: SANDBOX FILTER 2 wait attached by root,
+# which SIGKILLs itself at its Nth injected system call; then the program
+# goes on as natively.
+attach_dying() {
+	local what=$1 filter=$2 hst
+	rm -f "$tmp"/s.*
+	start_target s out ready "$sandbox" "$filter" 2 wait
+	HEAPTRACE_TEST_DIE_IN_INJECT=$3 "$ht" attach \
+		--massif-out-file="$tmp/d.%p" "$target" >/dev/null 2>"$tmp/err"
+	hst=$?
+	[ "$hst" = 137 ] || fail "$what: heaptrace exited $hst, not killed by itself"
+	alive "$target" >/dev/null ||
+		fail "$what: the program did not survive: $(cat "$tmp/err")"
+	echo go >&9
+	finish_target s || return
+	same_as_native "$what" "$filter" "$tmp/s.out" "$status"
+}
+
 case_attach() {
 	local filter=$1 what
 	native "$filter" "$sandbox" "$filter" 2 wait
@@ -189,6 +210,10 @@ case_attach() {
 		attach_sandbox "$what" root "$filter"
 		[ "$hst" = 0 ] || fail "$what: heaptrace exited $hst: $(cat "$tmp/err")"
 		children_profiled "$what" "$tmp/a" "$target"
+		local n
+		for n in 1 3 6; do
+			attach_dying "attach $filter, killed at injected call $n" "$filter" "$n"
+		done
 	fi
 	local scope
 	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)

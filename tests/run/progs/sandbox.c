@@ -3,11 +3,11 @@
    (tests/run/sandbox.sh): it installs a seccomp filter of its own (plain
    BPF, with no_new_privs), then forks CHILDREN children, each of which
    allocates and frees blocks and exits with status 10 + its number.
-   The parent checks that the filter holds (an openat denied as
-   expected; never tried where it would kill), prints each child's
+   The parent and each child check that the filter holds (an openat
+   denied as expected; never tried where it would kill), prints each child's
    status in order, and exits 7. With a third argument "wait" it says
    "ready" after the filter is in and waits for a line on stdin before
-   forking (for heaptrace attach).
+   the openat and the forks (for heaptrace attach).
 
    FILTER:
    none          no filter
@@ -114,6 +114,15 @@ sandbox(const char *filter, int *openat_denied)
 	return -1;
 }
 
+static void
+try_open(const char *who)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	printf("%s: open: %s\n", who, fd < 0 ? strerror(errno) : "allowed");
+	if (fd >= 0)
+		close(fd);
+}
+
 static unsigned long
 work(int n)
 {
@@ -145,10 +154,6 @@ main(int argc, char **argv)
 		perror("seccomp");
 		return 2;
 	}
-	if (denied) {
-		int fd = open("/dev/null", O_RDONLY);
-		printf("open: %s\n", fd < 0 ? strerror(errno) : "allowed");
-	}
 	if (argc == 4) {
 		char line[16];
 		printf("ready\n");
@@ -156,6 +161,8 @@ main(int argc, char **argv)
 		if (!fgets(line, sizeof(line), stdin))
 			return 3;
 	}
+	if (denied) /* after the wait: an attach must not change it */
+		try_open("parent");
 	fflush(stdout);
 	for (int i = 0; i < children; i++) {
 		pid_t pid = fork();
@@ -164,6 +171,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 		if (pid == 0) {
+			if (denied) /* heaptrace gave it a ring meanwhile */
+				try_open("child");
 			printf("child %d: %lu\n", i, work(i + 1));
 			fflush(stdout);
 			_exit(10 + i);

@@ -57,8 +57,8 @@ backend_name(const struct tracer *t, const struct tproc *p)
 				   : "seccomp syscall stops";
 	if (!allocator_probed(t->opt))
 		return "no allocator probes";
-	if (!inline_active(p))
-		return "ptrace breakpoints";
+	if (!inline_active(p)) /* none planted: the set-up failed, said */
+		return p->n_probes ? "ptrace breakpoints" : "no allocator probes";
 	return p->n_probes > 1 ? "inline, some ptrace breakpoints" : "inline";
 }
 

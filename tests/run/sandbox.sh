@@ -26,6 +26,17 @@
 #            status are native (children alive, the filter's denials
 #            as they were). As nobody, each child gets one warning that
 #            it is let go untraced, under the default backend.
+#  run-exec  SANDBOX installs the memfd filter (memfd_create kills) and
+#            execs itself, whose new image forks the children: as root
+#            the children are profiled; as nobody the new image is not
+#            (one warning; the summary line says "no allocator probes");
+#            the output and status are native.
+#  contained heaptrace itself runs under a filter (SANDBOX --contain: a
+#            container's), which its programs inherit: SANDBOX with no
+#            filter of its own is profiled inline, children included, no
+#            warning; SANDBOX errno-openat's children are let go with a
+#            warning even as root (a filtered heaptrace may not lift a
+#            filter); native output and statuses.
 #  attach-FILTER  the same filter, the program waiting on stdin: attached
 #            by root, children profiled and output native; attached by
 #            root that SIGKILLs itself at its 1st, 3rd, then 6th injected
@@ -113,6 +124,7 @@ run_case() {
 	shift "$taken"
 	local who=()
 	[ "$user" = nobody ] && who=("${as_nobody[@]}")
+	[ "$what" != "${what#contained}" ] && who=("$sandbox" --contain)
 	rm -f "$prefix".*
 	echo go | "${who[@]}" "$ht" run "${opts[@]}" \
 		--massif-out-file="$prefix.%p" "$sandbox" "$@" \
@@ -200,6 +212,50 @@ attach_dying() {
 	echo go >&9
 	finish_target s || return
 	same_as_native "$what" "$filter" "$tmp/s.out" "$status"
+}
+
+case_run_exec() {
+	local user what
+	native exec "$sandbox" memfd 2 exec
+	for user in root nobody; do
+		if [ "$user" = nobody ] && ! nobody_can_run; then
+			echo "(nobody cannot run the build here, or not root: case as nobody not run)"
+			continue
+		fi
+		if [ "$user" = root ] && ! is_root; then
+			echo "(not root: case as root not run)"
+			continue
+		fi
+		what="run, exec'd under the filter, as $user"
+		# its children are forked behind an exec wrapper: profiled
+		# only with these
+		run_case "$what" "$user" "$tmp/x" exec --follow-exec=no \
+			--trace-children=yes -- memfd 2 exec
+		if [ "$user" = root ]; then
+			children_profiled "$what" "$tmp/x" "$parent"
+		else
+			[ "$(grep -c "cannot plant probes: it has a seccomp filter" "$tmp/err")" -eq 1 ] &&
+				grep -q "in $tmp/x\.$parent (no allocator probes)" "$tmp/err" ||
+				fail "$what: want one warning, and the summary line to say so: $(cat "$tmp/err")"
+		fi
+	done
+}
+
+case_contained() {
+	is_root || skip "needs root"
+	local what
+	native none "$sandbox" none 2
+	what="contained heaptrace, no filter of the program's"
+	run_case "$what" root "$tmp/c" none -- none 2
+	children_profiled "$what" "$tmp/c" "$parent"
+	grep -q "^heaptrace: warning" "$tmp/err" && fail "$what: a warning: $(cat "$tmp/err")"
+	grep -q "in $tmp/c\.$parent (inline)" "$tmp/err" ||
+		fail "$what: not inline: $(cat "$tmp/err")"
+	native errno-openat "$sandbox" errno-openat 2
+	what="contained heaptrace, errno-openat"
+	run_case "$what" root "$tmp/d" errno-openat -- errno-openat 2
+	[ "$(grep -c "let go untraced: it has a seccomp filter" "$tmp/err")" -eq 2 ] ||
+		fail "$what: want one warning per child: $(cat "$tmp/err")"
 }
 
 case_attach() {
@@ -291,6 +347,8 @@ case_nobody_attach() {
 case $case in
 nobody-attach) case_nobody_attach ;;
 nobody-drop) case_nobody_drop ;;
+run-exec) case_run_exec ;;
+contained) case_contained ;;
 run-*) case_run "${case#run-}" ;;
 attach-*) case_attach "${case#attach-}" ;;
 *) usage "sandbox.sh: unknown case $case" ;;

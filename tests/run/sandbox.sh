@@ -37,6 +37,12 @@
 #            warning; SANDBOX errno-openat's children are let go with a
 #            warning even as root (a filtered heaptrace may not lift a
 #            filter); native output and statuses.
+#  no-fallback  the inline path cannot be set up (a 1 GiB ring in a
+#            process limited to 600 MB of address space, prlimit): no
+#            fallback to ptrace breakpoints, which a dying heaptrace
+#            would leave to kill the program: ATTACHEE attached is
+#            refused in one line (exit 2) and ends as natively; under run,
+#            one warning, "no allocator probes", native output.
 #  attach-FILTER  the same filter, the program waiting on stdin: attached
 #            by root, children profiled and output native; attached by
 #            root that SIGKILLs itself at its 1st, 3rd, then 6th injected
@@ -56,6 +62,7 @@ need mkfifo setpriv
 scratch
 chmod 777 "$tmp"
 as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+launcher=() # run_case's command before SANDBOX
 
 is_root() {
 	[ "$(id -u)" = 0 ]
@@ -127,7 +134,7 @@ run_case() {
 	[ "$what" != "${what#contained}" ] && who=("$sandbox" --contain)
 	rm -f "$prefix".*
 	echo go | "${who[@]}" "$ht" run "${opts[@]}" \
-		--massif-out-file="$prefix.%p" "$sandbox" "$@" \
+		--massif-out-file="$prefix.%p" ${launcher[@]+"${launcher[@]}"} "$sandbox" "$@" \
 		>"$tmp/out" 2>"$tmp/err"
 	st=$?
 	same_as_native "$what" "$name" "$tmp/out" "$st"
@@ -258,6 +265,25 @@ case_contained() {
 		fail "$what: want one warning per child: $(cat "$tmp/err")"
 }
 
+case_no_fallback() {
+	need prlimit
+	local ring=--ring-size=1073741824
+	start_target t out ready "$attachee" threads 0
+	prlimit --pid "$target" --as=600000000 || harness "prlimit failed"
+	one_error 2 "heaptrace: attach: cannot plant probes in process $target: Cannot allocate memory" \
+		"$ht" attach "$ring" --duration=1 --massif-out-file="$tmp/a.%p" "$target"
+	finish_target t 30 || pass_or_fail
+	[ "$status" = 0 ] && [ "$(cat "$tmp/t.out")" = ready ] ||
+		fail "attach refused: the program ended with $status, output $(cat "$tmp/t.out")"
+	launcher=(prlimit --as=600000000)
+	native none "${launcher[@]}" "$sandbox" none 2
+	run_case "run" root "$tmp/r" none "$ring" -- none 2
+	[ "$(grep -c "^heaptrace: warning" "$tmp/err")" = 1 ] &&
+		grep -q "cannot plant probes: Cannot allocate memory" "$tmp/err" &&
+		grep -q "(no allocator probes)" "$tmp/err" ||
+		fail "run: want one warning and no probes: $(cat "$tmp/err")"
+}
+
 case_attach() {
 	local filter=$1 what
 	native "$filter" "$sandbox" "$filter" 2 wait
@@ -349,6 +375,7 @@ nobody-attach) case_nobody_attach ;;
 nobody-drop) case_nobody_drop ;;
 run-exec) case_run_exec ;;
 contained) case_contained ;;
+no-fallback) case_no_fallback ;;
 run-*) case_run "${case#run-}" ;;
 attach-*) case_attach "${case#attach-}" ;;
 *) usage "sandbox.sh: unknown case $case" ;;

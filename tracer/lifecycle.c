@@ -82,7 +82,6 @@ lifecycle_release_fork_child(struct tracer *t, struct tracee *tc,
 		kill(p->pid, SIGKILL);
 		return;
 	}
-	tracer_end_profile(t, p);
 	ptrace(PTRACE_DETACH, tc->tid, NULL, NULL);
 	lifecycle_thread_remove(t, tc);
 	if (p->n_threads == 0)

@@ -57,8 +57,8 @@ backend_name(const struct tracer *t, const struct tproc *p)
 				   : "seccomp syscall stops";
 	if (!allocator_probed(t->opt))
 		return "no allocator probes";
-	if (!inline_active(p))
-		return "ptrace breakpoints";
+	if (!inline_active(p)) /* none planted: the set-up failed, said */
+		return p->n_probes ? "ptrace breakpoints" : "no allocator probes";
 	return p->n_probes > 1 ? "inline, some ptrace breakpoints" : "inline";
 }
 
@@ -450,6 +450,7 @@ first_stop(struct tracer *t, struct tracee *tc)
 		tc->ring_parent = NULL;
 		int err = inline_fork_child(t, parent, tc->proc, tc->tid);
 		if (err) {
+			tracer_end_profile(t, tc->proc);
 			lifecycle_release_fork_child(t, tc, parent, err);
 			return;
 		}

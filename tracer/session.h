@@ -78,9 +78,9 @@ void lifecycle_proc_exec(struct tproc *p);
    (NULL: nothing). */
 void lifecycle_proc_free(struct tracer *t, struct tproc *p);
 /* TC, the one thread of a fork child of PARENT held at its first stop,
-   could not be set up (WHY, a negative error): its code as it was
-   before heaptrace (PARENT's hooks taken out), its profile ended at the
-   fork, it runs on untraced, and its records go (TC included). */
+   could not be set up (WHY, a negative error), its profile ended: its
+   code as it was before heaptrace (PARENT's hooks taken out), it runs on
+   untraced, and its records go (TC included). */
 void lifecycle_release_fork_child(struct tracer *t, struct tracee *tc,
 				  const struct tproc *parent, int why);
 

@@ -26,10 +26,30 @@
 #            status are native (children alive, the filter's denials
 #            as they were). As nobody, each child gets one warning that
 #            it is let go untraced, under the default backend.
+#  run-exec  SANDBOX installs the memfd filter (memfd_create kills) and
+#            execs itself, whose new image forks the children: as root
+#            the children are profiled; as nobody the new image is not
+#            (one warning; the summary line says "no allocator probes");
+#            the output and status are native.
+#  contained heaptrace itself runs under a filter (SANDBOX --contain: a
+#            container's), which its programs inherit: SANDBOX with no
+#            filter of its own is profiled inline, children included, no
+#            warning; SANDBOX errno-openat's children are let go with a
+#            warning even as root (a filtered heaptrace may not lift a
+#            filter); native output and statuses.
+#  no-fallback  the inline path cannot be set up (a 1 GiB ring in a
+#            process limited to 600 MB of address space, prlimit): no
+#            fallback to ptrace breakpoints, which a dying heaptrace
+#            would leave to kill the program: ATTACHEE attached is
+#            refused in one line (exit 2) and ends as natively; under run,
+#            one warning, "no allocator probes", native output.
 #  attach-FILTER  the same filter, the program waiting on stdin: attached
 #            by root, children profiled and output native; attached by
-#            nobody (the program as nobody too), a one-line refusal,
-#            exit status 2, and native output.
+#            root that SIGKILLs itself at its 1st, 3rd, then 6th injected
+#            system call (HEAPTRACE_TEST_DIE_IN_INJECT, while the filter
+#            is lifted for it), native output (the filter holds again);
+#            attached by nobody (the program as nobody too), a one-line
+#            refusal, exit status 2, and native output.
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
 
@@ -42,6 +62,7 @@ need mkfifo setpriv
 scratch
 chmod 777 "$tmp"
 as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+launcher=() # run_case's command before SANDBOX
 
 is_root() {
 	[ "$(id -u)" = 0 ]
@@ -110,9 +131,10 @@ run_case() {
 	shift "$taken"
 	local who=()
 	[ "$user" = nobody ] && who=("${as_nobody[@]}")
+	[ "$what" != "${what#contained}" ] && who=("$sandbox" --contain)
 	rm -f "$prefix".*
 	echo go | "${who[@]}" "$ht" run "${opts[@]}" \
-		--massif-out-file="$prefix.%p" "$sandbox" "$@" \
+		--massif-out-file="$prefix.%p" ${launcher[@]+"${launcher[@]}"} "$sandbox" "$@" \
 		>"$tmp/out" 2>"$tmp/err"
 	st=$?
 	same_as_native "$what" "$name" "$tmp/out" "$st"
@@ -181,6 +203,87 @@ attach_sandbox() {
 	hst=$?
 }
 
+# attach_dying WHAT FILTER N: SANDBOX FILTER 2 wait attached by root,
+# which SIGKILLs itself at its Nth injected system call; then the program
+# goes on as natively.
+attach_dying() {
+	local what=$1 filter=$2 hst
+	rm -f "$tmp"/s.*
+	start_target s out ready "$sandbox" "$filter" 2 wait
+	HEAPTRACE_TEST_DIE_IN_INJECT=$3 "$ht" attach \
+		--massif-out-file="$tmp/d.%p" "$target" >/dev/null 2>"$tmp/err"
+	hst=$?
+	[ "$hst" = 137 ] || fail "$what: heaptrace exited $hst, not killed by itself"
+	alive "$target" >/dev/null ||
+		fail "$what: the program did not survive: $(cat "$tmp/err")"
+	echo go >&9
+	finish_target s || return
+	same_as_native "$what" "$filter" "$tmp/s.out" "$status"
+}
+
+case_run_exec() {
+	local user what
+	native exec "$sandbox" memfd 2 exec
+	for user in root nobody; do
+		if [ "$user" = nobody ] && ! nobody_can_run; then
+			echo "(nobody cannot run the build here, or not root: case as nobody not run)"
+			continue
+		fi
+		if [ "$user" = root ] && ! is_root; then
+			echo "(not root: case as root not run)"
+			continue
+		fi
+		what="run, exec'd under the filter, as $user"
+		# its children are forked behind an exec wrapper: profiled
+		# only with these
+		run_case "$what" "$user" "$tmp/x" exec --follow-exec=no \
+			--trace-children=yes -- memfd 2 exec
+		if [ "$user" = root ]; then
+			children_profiled "$what" "$tmp/x" "$parent"
+		else
+			[ "$(grep -c "cannot plant probes: it has a seccomp filter" "$tmp/err")" -eq 1 ] &&
+				grep -q "in $tmp/x\.$parent (no allocator probes)" "$tmp/err" ||
+				fail "$what: want one warning, and the summary line to say so: $(cat "$tmp/err")"
+		fi
+	done
+}
+
+case_contained() {
+	is_root || skip "needs root"
+	local what
+	native none "$sandbox" none 2
+	what="contained heaptrace, no filter of the program's"
+	run_case "$what" root "$tmp/c" none -- none 2
+	children_profiled "$what" "$tmp/c" "$parent"
+	grep -q "^heaptrace: warning" "$tmp/err" && fail "$what: a warning: $(cat "$tmp/err")"
+	grep -q "in $tmp/c\.$parent (inline)" "$tmp/err" ||
+		fail "$what: not inline: $(cat "$tmp/err")"
+	native errno-openat "$sandbox" errno-openat 2
+	what="contained heaptrace, errno-openat"
+	run_case "$what" root "$tmp/d" errno-openat -- errno-openat 2
+	[ "$(grep -c "let go untraced: it has a seccomp filter" "$tmp/err")" -eq 2 ] ||
+		fail "$what: want one warning per child: $(cat "$tmp/err")"
+}
+
+case_no_fallback() {
+	need prlimit
+	local ring=--ring-size=1073741824
+	start_target t out ready "$attachee" threads 0
+	prlimit --pid "$target" --as=600000000 || harness "prlimit failed"
+	one_error 2 "heaptrace: attach: cannot plant probes in process $target: Cannot allocate memory" \
+		"$ht" attach "$ring" --duration=1 --massif-out-file="$tmp/a.%p" "$target"
+	finish_target t 30 || pass_or_fail
+	[ "$status" = 0 ] && [ "$(cat "$tmp/t.out")" = ready ] ||
+		fail "attach refused: the program ended with $status, output $(cat "$tmp/t.out")"
+	launcher=(prlimit --as=600000000)
+	native none "${launcher[@]}" "$sandbox" none 2
+	run_case "run" root "$tmp/r" none "$ring" -- none 2
+	[ "$(grep -c "^heaptrace: warning" "$tmp/err")" = 1 ] &&
+		grep -q "cannot plant probes: Cannot allocate memory" "$tmp/err" &&
+		grep -q "(no allocator probes)" "$tmp/err" ||
+		fail "run: want one warning and no probes: $(cat "$tmp/err")"
+}
+
 case_attach() {
 	local filter=$1 what
 	native "$filter" "$sandbox" "$filter" 2 wait
@@ -189,6 +292,10 @@ case_attach() {
 		attach_sandbox "$what" root "$filter"
 		[ "$hst" = 0 ] || fail "$what: heaptrace exited $hst: $(cat "$tmp/err")"
 		children_profiled "$what" "$tmp/a" "$target"
+		local n
+		for n in 1 3 6; do
+			attach_dying "attach $filter, killed at injected call $n" "$filter" "$n"
+		done
 	fi
 	local scope
 	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
@@ -266,6 +373,9 @@ case_nobody_attach() {
 case $case in
 nobody-attach) case_nobody_attach ;;
 nobody-drop) case_nobody_drop ;;
+run-exec) case_run_exec ;;
+contained) case_contained ;;
+no-fallback) case_no_fallback ;;
 run-*) case_run "${case#run-}" ;;
 attach-*) case_attach "${case#attach-}" ;;
 *) usage "sandbox.sh: unknown case $case" ;;

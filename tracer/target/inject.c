@@ -526,23 +526,23 @@ test_die_in_inject(void)
    ptrace state). Without it, nothing is injected into such a process:
    which calls its filter kills for cannot be known (reading a filter
    needs CAP_SYS_ADMIN too), and a filter that only denies would still
-   make the call fail. */
+   make the call fail. Filters heaptrace runs under itself (a
+   container's) are left out: the program inherits them (run) or shares
+   them (attach, in the same container), and heaptrace makes the calls
+   it injects under them too (inject_session). */
 
 #ifndef PTRACE_O_SUSPEND_SECCOMP
 #define PTRACE_O_SUSPEND_SECCOMP 0x00200000
 #endif
 
 static long session_options;
-static int session_own_filters;
+/* Filters a target may have that are not its own: heaptrace's page
+   filter, and those heaptrace itself runs under (a container's, a
+   service manager's), which its processes inherit (run) or share
+   (attach, in the same container): they allow what heaptrace does. */
+static long session_filters;
 
-void
-inject_session(long options, int own_filters)
-{
-	session_options = options;
-	session_own_filters = own_filters;
-}
-
-/* The number after KEY in /proc/PID/status's text TEXT, or -1. */
+/* The number after KEY in a /proc/PID/status text, or -1. */
 static long
 status_field(const char *text, const char *key)
 {
@@ -550,29 +550,61 @@ status_field(const char *text, const char *key)
 	return at ? strtol(at + strlen(key), NULL, 10) : -1;
 }
 
-/* Whether P has a seccomp filter heaptrace did not install: strict mode,
-   or more filters than heaptrace's own (an old kernel that does not
-   count them: any filter while heaptrace has none there). A yes is kept:
-   a filter is never removed, and outlives fork and exec. */
+/* /proc/PID/status's seccomp mode and filter count (-1: not said, an
+   old kernel) of process PID (0: heaptrace); false when unreadable. */
 static bool
-has_own_seccomp(struct tproc *p)
+seccomp_status(pid_t pid, long *mode, long *filters)
 {
-	if (p->own_seccomp)
-		return true;
 	char path[64], text[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return false; /* gone: the call fails by itself */
+		return false;
 	size_t n = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[n] = 0;
-	long mode = status_field(text, "\nSeccomp:");
-	long filters = status_field(text, "\nSeccomp_filters:");
+	*mode = status_field(text, "\nSeccomp:");
+	*filters = status_field(text, "\nSeccomp_filters:");
+	return true;
+}
+
+void
+inject_session(long options, int own_filters)
+{
+	long mode, filters;
+	session_options = options;
+	session_filters = own_filters;
+	if (!seccomp_status(0, &mode, &filters) || mode != 2)
+		return;
+	/* The one call heaptrace injects and does not make itself: made
+	   here first, under the same filters (a kill action kills
+	   heaptrace, not the program; a denial makes them the program's
+	   own, not to be met). */
+	int fd = memfd_create("heaptrace-ring", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	close(fd);
+	session_filters += filters > 0 ? filters : 1;
+}
+
+/* Whether P has a seccomp filter of its own: strict mode, or more
+   filters than session_filters (an old kernel that does not count them:
+   any filter when heaptrace has none). A yes is kept: a filter is never
+   removed, and outlives fork and exec. */
+static bool
+has_own_seccomp(struct tproc *p)
+{
+	long mode, filters;
+	if (p->own_seccomp)
+		return true;
+	if (!seccomp_status(p->pid, &mode, &filters))
+		return false; /* gone: the call fails by itself */
 	p->own_seccomp = mode == 1 ||
-			 (mode == 2 && (filters < 0 ? session_own_filters == 0
-						    : filters >
-						      session_own_filters));
+			 (mode == 2 && (filters < 0 ? session_filters == 0
+						    : filters > session_filters));
 	return p->own_seccomp;
 }
 

@@ -3,11 +3,13 @@
    (tests/run/sandbox.sh): it installs a seccomp filter of its own (plain
    BPF, with no_new_privs), then forks CHILDREN children, each of which
    allocates and frees blocks and exits with status 10 + its number.
-   The parent checks that the filter holds (an openat denied as
-   expected; never tried where it would kill), prints each child's
+   The parent and each child check that the filter holds (an openat
+   denied as expected; never tried where it would kill), prints each child's
    status in order, and exits 7. With a third argument "wait" it says
    "ready" after the filter is in and waits for a line on stdin before
-   forking (for heaptrace attach).
+   the openat and the forks (for heaptrace attach); with "exec" it execs
+   itself once the filter is in (as "execd": the filter inherited), and
+   the new image does the rest.
 
    FILTER:
    none          no filter
@@ -16,6 +18,12 @@
    kill-memfd    openat and memfd_create kill the process
    two           errno-openat, then a second filter killing memfd_create:
                  the first one's denial must still be EPERM
+   memfd         memfd_create kills the process (and nothing else: a
+                 program that execs needs openat)
+
+   "sandbox --contain PROG ARGS..." runs PROG under a filter of its own
+   that denies only acct(2), as a container's would deny a few calls:
+   PROG (heaptrace) and all it runs inherit it.
    nobody        no filter: it drops root for user and group nobody
                  (65534), as a daemon does before serving */
 #include <errno.h>
@@ -103,6 +111,9 @@ sandbox(const char *filter, int *openat_denied)
 	if (strcmp(filter, "kill-memfd") == 0)
 		return install_triple(SYS_openat, SYS_open, SYS_memfd_create,
 				      SECCOMP_RET_KILL_PROCESS);
+	if (strcmp(filter, "memfd") == 0)
+		return install_pair(SYS_memfd_create, SYS_memfd_create,
+				    SECCOMP_RET_KILL_PROCESS);
 	if (strcmp(filter, "two") == 0) {
 		*openat_denied = 1;
 		if (install_pair(SYS_openat, SYS_open, DENY))
@@ -112,6 +123,15 @@ sandbox(const char *filter, int *openat_denied)
 	}
 	errno = EINVAL;
 	return -1;
+}
+
+static void
+try_open(const char *who)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	printf("%s: open: %s\n", who, fd < 0 ? strerror(errno) : "allowed");
+	if (fd >= 0)
+		close(fd);
 }
 
 static unsigned long
@@ -135,27 +155,48 @@ work(int n)
 int
 main(int argc, char **argv)
 {
-	if (argc != 3 && !(argc == 4 && strcmp(argv[3], "wait") == 0)) {
-		fprintf(stderr, "usage: sandbox FILTER CHILDREN [wait]\n");
+	if (argc > 2 && strcmp(argv[1], "--contain") == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    install_pair(SYS_acct, SYS_acct, DENY)) {
+			perror("seccomp");
+			return 2;
+		}
+		execv(argv[2], argv + 2);
+		perror("execv");
+		return 2;
+	}
+	const char *mode = argc == 4 ? argv[3] : "";
+	if (argc != 3 && !(argc == 4 && (strcmp(mode, "wait") == 0 ||
+					 strcmp(mode, "exec") == 0 ||
+					 strcmp(mode, "execd") == 0))) {
+		fprintf(stderr, "usage: sandbox FILTER CHILDREN "
+				"[wait|exec]\n");
 		return 2;
 	}
 	int children = atoi(argv[2]);
 	int denied;
-	if (sandbox(argv[1], &denied)) {
+	if (strcmp(mode, "execd") == 0) /* the filter is inherited */
+		denied = strcmp(argv[1], "errno-openat") == 0 ||
+			 strcmp(argv[1], "two") == 0;
+	else if (sandbox(argv[1], &denied)) {
 		perror("seccomp");
 		return 2;
 	}
-	if (denied) {
-		int fd = open("/dev/null", O_RDONLY);
-		printf("open: %s\n", fd < 0 ? strerror(errno) : "allowed");
+	if (strcmp(mode, "exec") == 0) {
+		char *again[] = { argv[0], argv[1], argv[2], "execd", NULL };
+		execv("/proc/self/exe", again);
+		perror("execv");
+		return 2;
 	}
-	if (argc == 4) {
+	if (strcmp(mode, "wait") == 0) {
 		char line[16];
 		printf("ready\n");
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
 			return 3;
 	}
+	if (denied) /* after the wait: an attach must not change it */
+		try_open("parent");
 	fflush(stdout);
 	for (int i = 0; i < children; i++) {
 		pid_t pid = fork();
@@ -164,6 +205,8 @@ main(int argc, char **argv)
 			return 2;
 		}
 		if (pid == 0) {
+			if (denied) /* heaptrace gave it a ring meanwhile */
+				try_open("child");
 			printf("child %d: %lu\n", i, work(i + 1));
 			fflush(stdout);
 			_exit(10 + i);

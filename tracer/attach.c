@@ -298,20 +298,6 @@ injectable_thread(const struct stopall *s)
 	return 0;
 }
 
-/* Every thread of P stopped: its thread-table entry (a thread not stopped
-   yet, the new one whose first stop is to come, gets it there). */
-static void
-give_threads_entries(struct tracer *t, struct tproc *p)
-{
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&t->tracees, &pos, &key, &val)) {
-		struct tracee *tc = (struct tracee *)(uintptr_t)val;
-		if (tc->proc == p && !tc->first_stop_pending)
-			inline_thread_known(t, tc);
-	}
-}
-
 /* With every thread of P stopped: probes in (or, for page calls, the
    current mappings reported), then the profile starts. */
 static int
@@ -354,7 +340,7 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 	/* The stubs never ask for a thread's entry: each thread gets it
 	   before it runs again. */
 	if (p->inl)
-		give_threads_entries(t, p);
+		inline_threads_known(t, p);
 	tracer_start_profile(t, p, p->pid);
 	if (t->opt->pages_as_heap)
 		pagecalls_attach_startup(t, p);

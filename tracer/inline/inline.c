@@ -408,33 +408,18 @@ inline_active(const struct tproc *p)
 
 /* ---- Unwinding rules and thread entries for the stubs ---- */
 
-/* The stack mapping holding SP, from /proc: a thread's copies must stay
+/* The stack mapping holding SP in MAPS: a thread's copies must stay
    inside it. The main thread's stack grows down on demand, so its low
-   bound is as far as the kernel lets it grow. */
-struct stack_at {
-	uint64_t sp, lo, hi;
-};
-
-static int
-match_stack(void *arg, const struct mapping *m)
-{
-	struct stack_at *st = arg;
-	if (st->sp < m->lo || st->sp >= m->hi)
-		return 0;
-	st->lo = m->lo;
-	st->hi = m->hi;
-	if (strcmp(m->path, "[stack]") == 0)
-		st->lo = m->hi > (64ULL << 20) ? m->hi - (64ULL << 20) : 0;
-	return 1;
-}
-
+   bound is as far as the kernel lets it grow. 0, 0 when none holds it. */
 static void
-stack_bounds(pid_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
+stack_bounds(const struct maps_snap *maps, uint64_t sp, uint64_t *lo,
+	     uint64_t *hi)
 {
-	struct stack_at st = { .sp = sp };
-	maps_foreach(pid, match_stack, &st);
-	*lo = st.lo;
-	*hi = st.hi;
+	const struct maps_range *m = maps_snap_find(maps, sp);
+	*lo = m ? m->lo : 0;
+	*hi = m ? m->hi : 0;
+	if (m && m->main_stack)
+		*lo = m->hi > (64ULL << 20) ? m->hi - (64ULL << 20) : 0;
 }
 
 /* The sink's rule in the stubs' terms. */
@@ -526,14 +511,19 @@ rules_from_copy(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	publish_along(t, p, ip, at, &w);
 }
 
-/* Give TC, whose thread pointer is TCB and stack pointer SP, its entry. */
+/* Give TC, whose thread pointer is TCB and stack pointer SP, its entry,
+   its stack found in MAPS (NULL: read now). */
 static void
 thread_entry_set(struct inline_proc *ip, struct tracee *tc, uint64_t tcb,
-		 uint64_t sp)
+		 uint64_t sp, const struct maps_snap *maps)
 {
 	struct tproc *p = tc->proc;
+	struct maps_snap own = { 0 };
+	if (!maps)
+		maps_snap_load(p->pid, &own);
 	uint64_t lo, hi;
-	stack_bounds(p->pid, sp, &lo, &hi);
+	stack_bounds(maps ? maps : &own, sp, &lo, &hi);
+	maps_snap_free(&own);
 	int err = tracer_ring_thread_set(ip->ring, tcb, (uint32_t)tc->tid, lo,
 					 hi);
 	if (err) {
@@ -547,17 +537,45 @@ thread_entry_set(struct inline_proc *ip, struct tracee *tc, uint64_t tcb,
 		tc->tcb = tcb;
 }
 
-void
-inline_thread_known(struct tracer *t, struct tracee *tc)
+/* TC's entry from its registers (it is stopped), its stack found in MAPS
+   (NULL: read now). */
+static void
+thread_known(struct tracee *tc, const struct maps_snap *maps)
 {
-	(void)t;
 	struct inline_proc *ip = tc->proc ? tc->proc->inl : NULL;
 	struct user_regs_struct regs;
 	/* Before its thread pointer is set up (exec), its first NOTIFY
 	   brings it. */
 	if (ip && ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) == 0 &&
 	    regs.fs_base)
-		thread_entry_set(ip, tc, regs.fs_base, regs.rsp);
+		thread_entry_set(ip, tc, regs.fs_base, regs.rsp, maps);
+}
+
+void
+inline_thread_known(struct tracer *t, struct tracee *tc)
+{
+	(void)t;
+	thread_known(tc, NULL);
+}
+
+void
+inline_threads_known(struct tracer *t, struct tproc *p)
+{
+	if (!p->inl)
+		return;
+	/* One reading of the mappings for all: a process of a thousand
+	   threads has two thousand mappings, and reading them per thread
+	   was most of an attach's pause. */
+	struct maps_snap maps;
+	maps_snap_load(p->pid, &maps);
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (tc->proc == p && !tc->first_stop_pending)
+			thread_known(tc, &maps);
+	}
+	maps_snap_free(&maps);
 }
 
 /* The rule of lookup pc AT, asked for by a stub whose walk stands at W
@@ -687,7 +705,7 @@ on_notify(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	struct tracee *tc = tracee_get(t, (pid_t)rec->tid);
 	/* Insert or update: an exec leaves TC's old thread pointer behind. */
 	if (tc && tc->proc == p && rec->args[1])
-		thread_entry_set(ip, tc, rec->args[1], rec->args[2]);
+		thread_entry_set(ip, tc, rec->args[1], rec->args[2], NULL);
 	tracer_ring_notify_ack(ip->ring, pos);
 }
 

@@ -226,32 +226,19 @@ struct reach {
 	uint64_t pc, sp;
 };
 
-struct top_of {
-	uint64_t sp, hi;
-};
-
-static int
-match_top(void *arg, const struct mapping *m)
-{
-	struct top_of *t = arg;
-	if (t->sp < m->lo || t->sp >= m->hi)
-		return 0;
-	t->hi = m->hi;
-	return 1;
-}
-
-/* TC's stack words from SP up to the top of the mapping holding SP (at
-   most STACK_SCAN_MAX bytes) into *WORDS (malloc'd). Returns how many,
-   or -1 when they could not be read. */
+/* TC's stack words from SP up to the top of the mapping holding SP in
+   MAPS (at most STACK_SCAN_MAX bytes) into *WORDS (malloc'd). Returns how
+   many, or -1 when they could not be read. */
 static ssize_t
-read_stack(struct tracee *tc, uint64_t sp, uint64_t **words)
+read_stack(struct tracee *tc, const struct maps_snap *maps, uint64_t sp,
+	   uint64_t **words)
 {
-	struct top_of top = { .sp = sp };
+	const struct maps_range *m = maps_snap_find(maps, sp);
 	*words = NULL;
-	if (maps_foreach(tc->proc->pid, match_top, &top) < 0 || !top.hi)
+	if (!m)
 		return -1;
 	sp &= ~7ULL;
-	uint64_t len = top.hi - sp;
+	uint64_t len = m->hi - sp;
 	if (len > STACK_SCAN_MAX)
 		len = STACK_SCAN_MAX;
 	*words = ht_xmalloc(len ? len : 8);
@@ -303,10 +290,11 @@ parked_regs(struct tracee *tc, struct user_regs_struct *regs)
 	return true; /* fs_base 0: not checked against its entry */
 }
 
-/* Where thread TC stands with respect to C's code. */
+/* Where thread TC stands with respect to C's code, its stack found in
+   MAPS (read with every thread that may stand there stopped). */
 static void
 reach_of(const struct code *c, const struct ring_header *h,
-	 struct tracee *tc, struct reach *r)
+	 const struct maps_snap *maps, struct tracee *tc, struct reach *r)
 {
 	*r = (struct reach){ 0 };
 	struct user_regs_struct regs;
@@ -333,7 +321,7 @@ reach_of(const struct code *c, const struct ring_header *h,
 		return;
 	}
 	uint64_t *w;
-	ssize_t n = read_stack(tc, regs.rsp, &w);
+	ssize_t n = read_stack(tc, maps, regs.rsp, &w);
 	if (n < 0) {
 		r->unknown = true;
 		return;
@@ -683,12 +671,14 @@ runners_of(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 	uint64_t key, val;
 	*rs = NULL;
 	*n = 0;
+	struct maps_snap maps;
+	maps_snap_load(p->pid, &maps);
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		if (!runs_here(tc, p, own) || !tc->detach_stopped)
 			continue;
 		struct reach re;
-		reach_of(c, h, tc, &re);
+		reach_of(c, h, &maps, tc, &re);
 		/* A thread at a group-stop (not ours to run) or a zombie
 		   stays as it is; so do unknown stacks. */
 		if (re.unknown || (!re.pc_in && !re.outer) ||
@@ -699,6 +689,7 @@ runners_of(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 		writing += writes(&re);
 		quiet(tc);
 	}
+	maps_snap_free(&maps);
 	return writing;
 }
 
@@ -750,18 +741,20 @@ run_slice(struct runner *rs, size_t n, pid_t pid, const sigset_t *chld,
    returns how many of those write. While the stubs record, those out
    are looked at too: a signal frame may have brought one back in. */
 static size_t
-look(const struct code *c, const struct ring_header *h, struct runner *rs,
-     size_t n, size_t *left)
+look(const struct code *c, const struct ring_header *h, pid_t pid,
+     struct runner *rs, size_t n, size_t *left)
 {
 	bool recording = !passing(h);
 	size_t writing = 0;
 	*left = 0;
+	struct maps_snap maps;
+	maps_snap_load(pid, &maps);
 	for (size_t i = 0; i < n; i++) {
 		struct runner *r = &rs[i];
 		if (r->stuck || r->gone || (r->out && !recording))
 			continue;
 		struct reach re;
-		reach_of(c, h, r->tc, &re);
+		reach_of(c, h, &maps, r->tc, &re);
 		if (r->out && (re.unknown || (!re.pc_in && !re.outer)))
 			continue;
 		r->out = false;
@@ -774,6 +767,7 @@ look(const struct code *c, const struct ring_header *h, struct runner *rs,
 			writing += writes(&re);
 		}
 	}
+	maps_snap_free(&maps);
 	return writing;
 }
 
@@ -802,7 +796,7 @@ run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 		run_slice(rs, n, p->pid, &chld, slice);
 		if (own)
 			drain(t, p, by, 0); /* all held: no record to wait for */
-		writing = look(c, h, rs, n, &left);
+		writing = look(c, h, p->pid, rs, n, &left);
 		if (recording && (!writing || now_ms() >= deadline)) {
 			set_pass(h);
 			pass_ms = now_ms() - t0;
@@ -949,6 +943,8 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 
 	/* What the threads can still reach, now. */
 	bool keep_ring = !c.r0, keep_code = !c.r0;
+	struct maps_snap maps;
+	maps_snap_load(p->pid, &maps);
 	size_t pos = 0;
 	uint64_t key, val;
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
@@ -956,7 +952,7 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 		if (!runs_here(tc, p, own ? ip : NULL))
 			continue;
 		struct reach re;
-		reach_of(&c, h, tc, &re);
+		reach_of(&c, h, &maps, tc, &re);
 		if (re.unknown || writes(&re))
 			keep_ring = true;
 		if (re.unknown || re.pc_in || re.outer || re.reenter)
@@ -971,6 +967,7 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 				 writes(&re) ? " (may still write a record)"
 					     : "");
 	}
+	maps_snap_free(&maps);
 	/* The ring stays whole exactly while a thread may write to it. */
 	if (own)
 		last_drain(t, p, by, keep_ring);

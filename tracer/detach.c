@@ -214,31 +214,40 @@ count_running(struct tracer *t)
 	return n;
 }
 
-/* Stop every traced thread, one stop each (see the top). */
+/* Interrupt every traced thread not stopped yet, but those running on a
+   CPU: they stop at once, so asked last they stand still the least.
+   Those go into *LATE (malloc'd, *N_LATE of them). */
 static void
-quiesce(struct tracer *t)
+interrupt_all(struct tracer *t, pid_t **late, size_t *n_late)
 {
-	/* Stops reaped already (an attach that failed half-way) first. */
-	pid_t qtid;
-	int qstatus;
-	while (waitq_pop(t, &qtid, &qstatus))
-		note(t, qtid, qstatus);
-	size_t pos = 0;
+	size_t pos = 0, cap = 0;
 	uint64_t key, val;
+	*late = NULL;
+	*n_late = 0;
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		if (tc->held || (tc->proc && tc->tid == tc->proc->pid &&
-				 task_is_zombie(tc->proc->pid, tc->tid)))
+				 task_is_zombie(tc->proc->pid, tc->tid))) {
 			held(tc, false); /* a zombie leader never stops */
-		else if (!tc->detach_stopped)
+		} else if (tc->detach_stopped) {
+			continue;
+		} else if (tc->proc && !tc->in_vfork &&
+			   task_is_running(tc->proc->pid, tc->tid)) {
+			ht_xgrow((void **)late, &cap, *n_late + 1,
+				 sizeof(**late));
+			(*late)[(*n_late)++] = tc->tid;
+		} else {
 			ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL);
+		}
 	}
-	sigset_t chld, old;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, &old);
-	uint64_t deadline = now_ms() + QUIESCE_TIMEOUT_MS;
-	while (count_running(t)) {
+}
+
+/* Reap stops until no more than LEFT threads run, or DEADLINE. */
+static void
+wait_stopped(struct tracer *t, const sigset_t *chld, size_t left,
+	     uint64_t deadline)
+{
+	while (count_running(t) > left) {
 		int status;
 		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid > 0) {
@@ -249,13 +258,49 @@ quiesce(struct tracer *t)
 			break;
 		uint64_t now = now_ms();
 		if (now >= deadline) {
-			ht_warn("detach: %zu threads did not stop; they are "
-				"let go as they are", count_running(t));
+			if (!left)
+				ht_warn("detach: %zu threads did not stop; they "
+					"are let go as they are",
+					count_running(t));
 			break;
 		}
 		struct timespec ts = { .tv_nsec = 10 * 1000000L };
-		sigtimedwait(&chld, NULL, &ts);
+		sigtimedwait(chld, NULL, &ts);
 	}
+}
+
+/* Stop every traced thread, one stop each (see the top): those asleep
+   first, then those running (stopall.c's two waves). */
+static void
+quiesce(struct tracer *t)
+{
+	/* Stops reaped already (an attach that failed half-way) first. */
+	pid_t qtid;
+	int qstatus;
+	while (waitq_pop(t, &qtid, &qstatus))
+		note(t, qtid, qstatus);
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	uint64_t deadline = now_ms() + QUIESCE_TIMEOUT_MS;
+	pid_t *late;
+	size_t n_late;
+	interrupt_all(t, &late, &n_late);
+	if (n_late) {
+		wait_stopped(t, &chld, n_late, deadline);
+		for (size_t i = 0; i < n_late; i++) {
+			struct tracee *tc = tracee_get(t, late[i]);
+			if (tc && !tc->detach_stopped)
+				ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL);
+		}
+		/* they stop at once, even after a first wave that timed
+		   out */
+		if (deadline < now_ms() + 1000)
+			deadline = now_ms() + 1000;
+	}
+	free(late);
+	wait_stopped(t, &chld, 0, deadline);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 

@@ -247,55 +247,73 @@ prepare_target(struct tproc *p, pid_t tid, struct prepared *pr)
 	return mem_write_code(p, tid, copy_addr(pr), pr->rel.code, pr->rel.len);
 }
 
-/* Stopped thread TID must not resume strictly inside the bytes PR's jump
-   replaces: one there goes on at the same instruction of the relocated
-   copy, which runs the rest of the prologue and jumps back (that call is
-   not recorded: it began before the patch). A thread at the entry itself
-   takes the jump. MOVABLE false: TID's registers belong to the stop being
-   handled, so it cannot be moved. */
-static int
-move_thread_out(pid_t tid, const struct prepared *pr, bool movable)
+/* Stopped thread TID must not resume strictly inside the bytes a jump of
+   READY[0..N) replaces: one there goes on at the same instruction of the
+   relocated copy, which runs the rest of the prologue and jumps back
+   (that call is not recorded: it began before the patch). A thread at
+   the entry itself takes the jump. MOVABLE false: TID's registers belong
+   to the stop being handled, so it cannot be moved. A target TID keeps
+   from being patched gets its error in ERRS[i]. Its registers are read
+   once for all the targets: a thousand threads times ten functions was
+   ten thousand reads with every thread held. */
+static void
+move_thread_out(pid_t tid, const struct prepared *ready, size_t n,
+		bool movable, int *errs)
 {
 	struct user_regs_struct regs;
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
-		return errno == ESRCH ? 0 : -errno; /* gone: runs nothing */
-	uint64_t addr = pr->tg->addr;
-	if (regs.rip <= addr || regs.rip >= addr + pr->rel.covered)
-		return 0;
-	uint64_t to;
-	if (!movable || arch_relocated_pc_to_copy(&pr->rel, addr, copy_addr(pr),
-						  regs.rip, &to) != 1)
-		return -EBUSY;
-	uint64_t from = regs.rip;
-	regs.rip = to;
-	if (ptrace(PTRACE_SETREGS, tid, NULL, &regs) < 0)
-		return -errno;
-	ht_debug("thread %d: pc 0x%llx inside the patch of %s: moved to its "
-		 "copy, 0x%llx", (int)tid, (unsigned long long)from,
-		 ht_alloc_fn_name(pr->tg->fn), (unsigned long long)to);
-	return 0;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0) {
+		if (errno == ESRCH)
+			return; /* gone: runs nothing */
+		for (size_t i = 0; i < n; i++)
+			if (!errs[i])
+				errs[i] = -errno;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct prepared *pr = &ready[i];
+		uint64_t addr = pr->tg->addr;
+		if (errs[i] || regs.rip <= addr ||
+		    regs.rip >= addr + pr->rel.covered)
+			continue;
+		uint64_t to, from = regs.rip;
+		if (!movable ||
+		    arch_relocated_pc_to_copy(&pr->rel, addr, copy_addr(pr),
+					      regs.rip, &to) != 1) {
+			errs[i] = -EBUSY;
+			return;
+		}
+		regs.rip = to;
+		if (ptrace(PTRACE_SETREGS, tid, NULL, &regs) < 0) {
+			errs[i] = -errno;
+			return;
+		}
+		ht_debug("thread %d: pc 0x%llx inside the patch of %s: moved "
+			 "to its copy, 0x%llx", (int)tid,
+			 (unsigned long long)from,
+			 ht_alloc_fn_name(pr->tg->fn), (unsigned long long)to);
+		return; /* the ranges do not overlap */
+	}
 }
 
 /* Every stopped thread of the process (SELF and those S holds) out of the
-   bytes PR replaces. Threads S left running cannot reach user code before
-   they stop (stopall.c). */
-static int
+   bytes READY's jumps replace. Threads S left running cannot reach user
+   code before they stop (stopall.c). */
+static void
 move_threads_out(pid_t self, const struct stopall *s,
-		 const struct prepared *pr)
+		 const struct prepared *ready, size_t n, int *errs)
 {
 	/* SELF is among S's threads when S was made without one (attach):
 	   its stop is ours, so it can be moved like the others. */
-	int err = 0;
 	for (size_t i = 0; i < s->n; i++)
 		if (s->threads[i].tid == self)
 			self = 0;
 	if (self)
-		err = move_thread_out(self, pr, false);
-	for (size_t i = 0; !err && i < s->n; i++)
+		move_thread_out(self, ready, n, false, errs);
+	for (size_t i = 0; i < s->n; i++)
 		if (s->threads[i].state == STOPALL_HERE ||
 		    s->threads[i].state == STOPALL_ELSEWHERE)
-			err = move_thread_out(s->threads[i].tid, pr, true);
-	return err;
+			move_thread_out(s->threads[i].tid, ready, n, true,
+					errs);
 }
 
 /* Make PR the next patch of IP: its trampoline, then the jump over its
@@ -360,11 +378,16 @@ commit_all(struct tracer *t, struct tproc *p, pid_t tid, struct prepared *ready,
 	if (!err)
 		ht_debug("process %d: patching %zu functions, %zu other "
 			 "threads stopped", (int)p->pid, n, s->n);
-	for (size_t i = 0; i < n; i++) {
-		int e = err ? err : move_threads_out(tid, s, &ready[i]);
-		ready[i].tg->err = e ? e : commit_target(p, tid, p->inl,
-							  &ready[i]);
-	}
+	int *errs = ht_xcalloc(n, sizeof(*errs));
+	for (size_t i = 0; i < n; i++)
+		errs[i] = err;
+	if (!err)
+		move_threads_out(tid, s, ready, n, errs);
+	for (size_t i = 0; i < n; i++)
+		ready[i].tg->err = errs[i] ? errs[i]
+					   : commit_target(p, tid, p->inl,
+							   &ready[i]);
+	free(errs);
 	if (!err && !t->holding)
 		stopall_end(&own);
 }

@@ -84,6 +84,11 @@ struct code {
 			       not found (then everything stays mapped) */
 	int idx_word;       /* words above the mark to the saved r11 (the
 			       descriptor index); -1 unknown */
+	uint64_t lo, hi;    /* every byte of the blob, the trampolines and
+			       the relocated copies is in [LO, HI): most
+			       stack words are tested against this alone */
+	unsigned boxed;     /* patches [LO, HI) covers (a drain's answer
+			       may add more) */
 };
 
 static void
@@ -126,6 +131,20 @@ code_init(struct code *c, const struct inline_proc *ip)
 	/* The first register pushed is the highest word of the frame. */
 	if (c->r0 && plain && r11 >= 0)
 		c->idx_word = 1 + (pushes - 1 - r11);
+	c->lo = ip->blob;
+	c->hi = ip->blob + STUB_BLOB_LEN;
+	for (unsigned i = 0; i < ip->n_patches; i++) {
+		const struct inline_patch *pa = &ip->patches[i];
+		uint64_t lo = pa->tramp < pa->orig_code ? pa->tramp
+							: pa->orig_code;
+		uint64_t hi = pa->tramp + TRACER_TRAMP_MAX > pa->orig_code +
+					ARCH_RELOC_MAX
+				? pa->tramp + TRACER_TRAMP_MAX
+				: pa->orig_code + ARCH_RELOC_MAX;
+		c->lo = lo < c->lo ? lo : c->lo;
+		c->hi = hi > c->hi ? hi : c->hi;
+	}
+	c->boxed = ip->n_patches;
 }
 
 static bool
@@ -160,6 +179,8 @@ in_copy(const struct code *c, uint64_t a)
 static bool
 in_code(const struct code *c, uint64_t a)
 {
+	if ((a < c->lo || a >= c->hi) && c->ip->n_patches == c->boxed)
+		return false;
 	return in_blob(c, a) || in_tramp(c, a) || in_copy(c, a);
 }
 

@@ -242,6 +242,9 @@ int stopall_settle(struct tracer *t, struct tracee *tc);
    called pthread_exit stays one while other threads live; it accepts an
    interrupt but never stops. */
 bool task_is_zombie(pid_t pid, pid_t tid);
+/* True when thread TID of PID is running on a CPU or runnable (its state
+   is R), that is, not asleep nor stopped. */
+bool task_is_running(pid_t pid, pid_t tid);
 /* True when STATUS reports a group-stop (PTRACE_EVENT_STOP, stop
    signal). */
 bool status_is_group_stop(int status);

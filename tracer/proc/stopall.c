@@ -70,20 +70,34 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-bool
-task_is_zombie(pid_t pid, pid_t tid)
+/* Thread TID's state letter in /proc (R, S, D, Z...), 'X' when gone. */
+static char
+task_state(pid_t pid, pid_t tid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
 		 (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return true; /* gone already */
+		return 'X'; /* gone already */
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = 0;
 	const char *paren = strrchr(buf, ')'); /* the name may hold spaces */
-	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+	return paren && paren[1] == ' ' ? paren[2] : '?';
+}
+
+bool
+task_is_zombie(pid_t pid, pid_t tid)
+{
+	char st = task_state(pid, tid);
+	return st == 'Z' || st == 'X';
+}
+
+bool
+task_is_running(pid_t pid, pid_t tid)
+{
+	return task_state(pid, tid) == 'R';
 }
 
 static void
@@ -120,27 +134,59 @@ runs_in(const struct tproc *q, const struct tproc *p)
 	return q == p || (q && p->inl && q->inl == p->inl);
 }
 
-/* Interrupt every thread running P's code that may be running, but
-   SELF. */
+static void
+interrupt_thread(struct stopall *s, struct tracee *tc)
+{
+	if (ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL) == 0)
+		add_thread(s, tc->tid, tc->in_vfork ? STOPALL_PARKED
+						    : STOPALL_WAITING);
+	/* else it is exiting: the loop gets its exit status */
+}
+
+/* Interrupt every thread running P's code that may be running, but SELF
+   and those running on a CPU now, which go into *LATE (malloc'd, *N_LATE
+   of them) to be interrupted once the others have stopped. */
 static void
 interrupt_threads(struct tracer *t, struct tproc *p, pid_t self,
-		  struct stopall *s)
+		  struct stopall *s, pid_t **late, size_t *n_late)
 {
-	size_t pos = 0;
+	size_t pos = 0, cap = 0;
 	uint64_t key, val;
+	*late = NULL;
+	*n_late = 0;
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		if (!runs_in(tc->proc, p) || tc->tid == self ||
 		    tc->first_stop_pending)
 			continue;
+		if (waitq_holds(t, tc->tid)) {
+			add_thread(s, tc->tid, STOPALL_ELSEWHERE);
+		} else if (tc->tid == p->pid &&
+			   task_is_zombie(p->pid, tc->tid)) {
+			continue;
+		} else if (!tc->in_vfork && task_is_running(p->pid, tc->tid)) {
+			ht_xgrow((void **)late, &cap, *n_late + 1,
+				 sizeof(**late));
+			(*late)[(*n_late)++] = tc->tid;
+		} else {
+			interrupt_thread(s, tc);
+		}
+	}
+}
+
+/* The threads of LATE still traced and not stopped meanwhile. */
+static void
+interrupt_late(struct tracer *t, struct stopall *s, const pid_t *late,
+	       size_t n_late)
+{
+	for (size_t i = 0; i < n_late; i++) {
+		struct tracee *tc = tracee_get(t, late[i]);
+		if (!tc)
+			continue;
 		if (waitq_holds(t, tc->tid))
 			add_thread(s, tc->tid, STOPALL_ELSEWHERE);
-		else if (tc->tid == p->pid && task_is_zombie(p->pid, tc->tid))
-			continue;
-		else if (ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL) == 0)
-			add_thread(s, tc->tid, tc->in_vfork ? STOPALL_PARKED
-							    : STOPALL_WAITING);
-		/* else it is exiting: the loop gets its exit status */
+		else
+			interrupt_thread(s, tc);
 	}
 }
 
@@ -229,12 +275,27 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 {
 	*s = (struct stopall){ .resume_req = t->resume_req };
 	uint64_t t0 = now_ms();
-	interrupt_threads(t, p, self, s);
+	/* Two waves: the threads asleep first, which take long to stop all
+	   (each has to be woken and scheduled: 60 ms for a thousand on two
+	   CPUs), then those running on a CPU, which stop at once. A thread
+	   at work then stands still for the second wave only, plus what is
+	   done with everything held, and stopall_end resumes it first. */
+	pid_t *late;
+	size_t n_late, first = s->n;
+	interrupt_threads(t, p, self, s, &late, &n_late);
 	int err = count_waiting(s) ? wait_stops(t, p, s) : 0;
+	uint64_t t1 = now_ms();
+	if (!err && n_late) {
+		first = s->n;
+		interrupt_late(t, s, late, n_late);
+		err = count_waiting(s) ? wait_stops(t, p, s) : 0;
+	}
+	free(late);
 	if (s->n)
-		ht_debug("process %d: %zu other threads held in %llu ms",
-			 (int)p->pid, s->n,
-			 (unsigned long long)(now_ms() - t0));
+		ht_debug("process %d: %zu other threads held in %llu ms, the "
+			 "last %zu (running) in %llu ms", (int)p->pid, s->n,
+			 (unsigned long long)(now_ms() - t0), s->n - first,
+			 (unsigned long long)(now_ms() - t1));
 	/* The interrupt stops not seen here reach the loop, which resumes
 	   them. */
 	for (size_t i = 0; i < s->n; i++) {
@@ -254,7 +315,8 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 void
 stopall_end(struct stopall *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	/* The last stopped first: those that were running. */
+	for (size_t i = s->n; i-- > 0;)
 		if (s->threads[i].state == STOPALL_HERE)
 			ptrace((enum __ptrace_request)s->resume_req,
 			       s->threads[i].tid, NULL, NULL);

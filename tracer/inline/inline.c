@@ -29,7 +29,12 @@
 #include "tracer/measure/measure.h"
 #include "tracer/target/target.h"
 
-#define THREAD_CAP 1024
+/* The thread table's first segment: at least this many entries, and
+   twice the threads the process has when its ring is made (a segment is
+   at most half full), so that they all fit in it. */
+#define THREAD_CAP_MIN 1024
+/* Threads a process can have when /proc does not say. */
+#define THREADS_MAX_DEFAULT (1u << 22)
 /* Rule-table entries (32 bytes each), at most half of them used: lookup
    pcs met in stacks, a few hundred for perl, thousands for a compiler.
    When it is full it is emptied and filled again. */
@@ -56,6 +61,45 @@ stack_copy(const struct tracer *t)
 	return quarter < STACK_COPY ? quarter : STACK_COPY;
 }
 
+static uint32_t
+read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long v = 0;
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The most threads a process can have: the system's limits on threads
+   and on thread ids, as they are now. */
+static uint32_t
+threads_max(void)
+{
+	static uint32_t max;
+	if (!max) {
+		uint32_t th = read_sysctl("/proc/sys/kernel/threads-max");
+		uint32_t ids = read_sysctl("/proc/sys/kernel/pid_max");
+		max = th && ids ? (th < ids ? th : ids) : th ? th : ids;
+		if (!max)
+			max = THREADS_MAX_DEFAULT;
+	}
+	return max;
+}
+
+/* The first segment of P's thread table. */
+static uint32_t
+thread_cap(const struct tproc *p)
+{
+	uint32_t cap = THREAD_CAP_MIN;
+	while (cap < (1u << 20) && cap / 2 < (uint32_t)p->n_threads)
+		cap *= 2;
+	return cap;
+}
+
 /* A ring for process P, into IP: stubs walk stacks when the sink can give
    them rules and a walk as deep as the unwinder's fits, else copy them;
    they stamp calls with the TSC when the clock is milliseconds and the TSC
@@ -63,8 +107,9 @@ stack_copy(const struct tracer *t)
 static int
 ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip)
 {
-	int err = tracer_ring_new(t->opt->ring_size, THREAD_CAP, RULE_CAP,
-				  stack_copy(t), &ip->ring);
+	int err = tracer_ring_new(t->opt->ring_size, thread_cap(p),
+				  threads_max(), RULE_CAP, stack_copy(t),
+				  &ip->ring);
 	if (err)
 		return err;
 	if (t->sink->stub_rule &&

@@ -281,8 +281,9 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	   at work then stands still for the second wave only, plus what is
 	   done with everything held, and stopall_end resumes it first. */
 	pid_t *late;
-	size_t n_late, first = s->n;
+	size_t n_late;
 	interrupt_threads(t, p, self, s, &late, &n_late);
+	size_t first = s->n;
 	int err = count_waiting(s) ? wait_stops(t, p, s) : 0;
 	uint64_t t1 = now_ms();
 	if (!err && n_late) {

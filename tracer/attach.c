@@ -298,16 +298,26 @@ injectable_thread(const struct stopall *s)
 	return 0;
 }
 
-/* With every thread of P stopped: probes in (or, for page calls, the
-   current mappings reported), then the profile starts. */
+/* Probes in (or, for page calls, the current mappings reported), then
+   the profile starts. The set-up runs from one thread stopped (one
+   asleep, when there is one) while the others run on: patching stops
+   them all for the moments the code is written (inline.c, commit_all,
+   which gives each thread its thread-table entry the first time), so a
+   thread at work stands still for those only, not for the whole set-up
+   (reading the link map and the allocators' symbols, mapping the ring).
+   With --pages-as-heap=yes every thread is held throughout: the
+   mappings reported must be those the page calls caught from then on
+   start from. */
 static int
 setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 {
+	bool hold_all = t->opt->pages_as_heap;
 	struct stopall s;
-	int rc = stopall_begin(t, p, 0, &s);
+	int rc = hold_all ? stopall_begin(t, p, 0, &s) : stopall_one(t, p, &s);
 	if (rc) {
-		snprintf(err, errlen, "attach: cannot stop every thread of "
-			 "process %d: %s", (int)p->pid, ht_strerror(rc));
+		snprintf(err, errlen, "attach: cannot stop %s thread of "
+			 "process %d: %s", hold_all ? "every" : "a", (int)p->pid,
+			 ht_strerror(rc));
 		return rc;
 	}
 	pid_t self = injectable_thread(&s);
@@ -317,9 +327,9 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 			  t->opt->backend != HT_BACKEND_PTRACE;
 	if ((!t->opt->pages_as_heap && (t->opt->heap || t->opt->stacks)) ||
 	    page_stubs) {
-		/* Every thread is held already: patching must not stop
-		   them again. */
-		t->holding = &s;
+		/* Every thread held already: patching must not stop them
+		   again. */
+		t->holding = hold_all ? &s : NULL;
 		rc = self ? loader_setup_attach(t, p, self) : -EAGAIN;
 		t->holding = NULL;
 		if (!self)
@@ -337,10 +347,8 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 	}
 	if (page_stubs && inline_active(p))
 		s.resume_req = t->resume_req = PTRACE_CONT;
-	/* The stubs never ask for a thread's entry: each thread gets it
-	   before it runs again. */
-	if (p->inl)
-		inline_threads_known(t, p);
+	/* The stubs never ask for a thread's entry: the first patching
+	   gave every thread its own before it ran again (inline.c). */
 	tracer_start_profile(t, p, p->pid);
 	if (t->opt->pages_as_heap)
 		pagecalls_attach_startup(t, p);

@@ -433,6 +433,13 @@ commit_all(struct tracer *t, struct tproc *p, pid_t tid, struct prepared *ready,
 					   : commit_target(p, tid, p->inl,
 							   &ready[i]);
 	free(errs);
+	/* The first patches: the threads there were before the ring (an
+	   attach's) get their entries while they cannot run, so that no
+	   stub asks for one. */
+	if (!err && !p->inl->entries_given) {
+		inline_threads_known(t, p);
+		p->inl->entries_given = true;
+	}
 	if (!err && !t->holding)
 		stopall_end(&own);
 }

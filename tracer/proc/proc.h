@@ -232,6 +232,10 @@ struct stopall {
    -ECANCELED at an exec) with everything it stopped resumed. */
 int stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 		  struct stopall *s);
+/* Stop one thread of P (one asleep when there is one), as stopall_begin
+   would, into *S: a thread to inject system calls from while the others
+   run. 0, or negative with nothing stopped. */
+int stopall_one(struct tracer *t, struct tproc *p, struct stopall *s);
 /* Resume the threads stopall_begin stopped, and free S. */
 void stopall_end(struct stopall *s);
 /* TC is at its exec stop with an interrupt of ours perhaps pending:

@@ -313,6 +313,55 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	return err;
 }
 
+/* A thread of P to stop alone: one asleep when there is one (a thread at
+   work would stand still for as long as it is held), not a zombie
+   leader, none whose status the queue holds. 0 when there is none. */
+static pid_t
+one_to_stop(struct tracer *t, struct tproc *p)
+{
+	pid_t any = 0;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (tc->proc != p || tc->first_stop_pending || tc->in_vfork ||
+		    waitq_holds(t, tc->tid))
+			continue;
+		char st = task_state(p->pid, tc->tid);
+		if (st == 'Z' || st == 'X')
+			continue;
+		if (st != 'R')
+			return tc->tid;
+		if (!any)
+			any = tc->tid;
+	}
+	return any;
+}
+
+int
+stopall_one(struct tracer *t, struct tproc *p, struct stopall *s)
+{
+	*s = (struct stopall){ .resume_req = t->resume_req };
+	for (int tries = 0; tries < 8; tries++) {
+		pid_t tid = one_to_stop(t, p);
+		if (!tid)
+			return -ESRCH;
+		struct tracee *tc = tracee_get(t, tid);
+		interrupt_thread(s, tc);
+		int err = count_waiting(s) ? wait_stops(t, p, s) : 0;
+		if (err) {
+			stopall_end(s);
+			return err;
+		}
+		for (size_t i = 0; i < s->n; i++)
+			if (s->threads[i].state == STOPALL_HERE)
+				return 0;
+		/* it exited, or stopped for something else: another */
+	}
+	stopall_end(s);
+	return -EAGAIN;
+}
+
 void
 stopall_end(struct stopall *s)
 {

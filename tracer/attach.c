@@ -42,6 +42,7 @@
 #include "tracer/leak/leak.h"
 #include "tracer/pages/pages.h"
 #include "tracer/probes/probes.h"
+#include "tracer/target/target.h"
 
 /* Options every seized thread gets; no PTRACE_O_EXITKILL: a tracer that
    dies must not take the process with it. */
@@ -298,6 +299,25 @@ injectable_thread(const struct stopall *s)
 	return 0;
 }
 
+/* The first injected system call, which maps P's first scratch page,
+   with every thread but SELF held meanwhile: until there is a scratch
+   page, calls are injected from a code mapping's padding, where a killed
+   session may have left its routine, taken again only once no thread can
+   be running it, which only held threads can tell (target/inject.c). */
+static int
+first_scratch(struct tracer *t, struct tproc *p, pid_t self)
+{
+	struct stopall others;
+	int rc = stopall_begin(t, p, self, &others);
+	if (rc)
+		return rc;
+	rc = inject_find_syscall(p);
+	if (!rc)
+		rc = probe_ensure_trampolines(p, self);
+	stopall_end(&others);
+	return rc;
+}
+
 /* Probes in (or, for page calls, the current mappings reported), then
    the profile starts. The set-up runs from one thread stopped (one
    asleep, when there is one) while the others run on: patching stops
@@ -330,7 +350,9 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 		/* Every thread held already: patching must not stop them
 		   again. */
 		t->holding = hold_all ? &s : NULL;
-		rc = self ? loader_setup_attach(t, p, self) : -EAGAIN;
+		rc = !self ? -EAGAIN : hold_all ? 0 : first_scratch(t, p, self);
+		if (!rc)
+			rc = loader_setup_attach(t, p, self);
 		t->holding = NULL;
 		if (!self)
 			snprintf(err, errlen, "attach: no thread of process %d "

@@ -270,9 +270,10 @@ wait_stopped(struct tracer *t, const sigset_t *chld, size_t left,
 }
 
 /* Stop every traced thread, one stop each (see the top): those asleep
-   first, then those running (stopall.c's two waves). */
+   first, then those running (stopall.c's two waves), whose tids go into
+   *LATE (malloc'd, *N_LATE of them) to be let go first. */
 static void
-quiesce(struct tracer *t)
+quiesce(struct tracer *t, pid_t **late, size_t *n_late)
 {
 	/* Stops reaped already (an attach that failed half-way) first. */
 	pid_t qtid;
@@ -284,13 +285,11 @@ quiesce(struct tracer *t)
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
 	uint64_t deadline = now_ms() + QUIESCE_TIMEOUT_MS;
-	pid_t *late;
-	size_t n_late;
-	interrupt_all(t, &late, &n_late);
-	if (n_late) {
-		wait_stopped(t, &chld, n_late, deadline);
-		for (size_t i = 0; i < n_late; i++) {
-			struct tracee *tc = tracee_get(t, late[i]);
+	interrupt_all(t, late, n_late);
+	if (*n_late) {
+		wait_stopped(t, &chld, *n_late, deadline);
+		for (size_t i = 0; i < *n_late; i++) {
+			struct tracee *tc = tracee_get(t, (*late)[i]);
 			if (tc && !tc->detach_stopped)
 				ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL);
 		}
@@ -299,7 +298,6 @@ quiesce(struct tracer *t)
 		if (deadline < now_ms() + 1000)
 			deadline = now_ms() + 1000;
 	}
-	free(late);
 	wait_stopped(t, &chld, 0, deadline);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
@@ -494,17 +492,31 @@ restore_process(struct tracer *t, struct tproc *p)
 }
 
 static void
-release_threads(struct tracer *t)
+release(struct tracer *t, struct tracee *tc)
 {
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&t->tracees, &pos, &key, &val)) {
-		struct tracee *tc = (struct tracee *)(uintptr_t)val;
-		ptrace(PTRACE_DETACH, tc->tid, NULL,
-		       (void *)(uintptr_t)tc->detach_sig);
-		lifecycle_thread_remove(t, tc);
-		pos = 0; /* the map changed */
+	ptrace(PTRACE_DETACH, tc->tid, NULL, (void *)(uintptr_t)tc->detach_sig);
+	lifecycle_thread_remove(t, tc);
+}
+
+/* Every thread let go, those in LATE (running when the detach began)
+   first: they stood still the shortest, and are kept no longer. */
+static void
+release_threads(struct tracer *t, const pid_t *late, size_t n_late)
+{
+	for (size_t i = 0; i < n_late; i++) {
+		struct tracee *tc = tracee_get(t, late[i]);
+		if (tc)
+			release(t, tc);
 	}
+	/* The rest, gathered first: releasing one changes the map. */
+	size_t n = 0, pos = 0;
+	uint64_t key, val;
+	struct tracee **all = ht_xcalloc(t->tracees.count + 1, sizeof(*all));
+	while (u64map_next(&t->tracees, &pos, &key, &val))
+		all[n++] = (struct tracee *)(uintptr_t)val;
+	for (size_t i = 0; i < n; i++)
+		release(t, all[i]);
+	free(all);
 }
 
 void
@@ -513,7 +525,9 @@ detach_all(struct tracer *t)
 	if (!t->tracees.count)
 		return;
 	t->detaching = true;
-	quiesce(t);
+	pid_t *late;
+	size_t n_late;
+	quiesce(t, &late, &n_late);
 	size_t pos = 0;
 	uint64_t key, val;
 	while (u64map_next(&t->procs, &pos, &key, &val))
@@ -535,7 +549,8 @@ detach_all(struct tracer *t)
 	   while writing a profile would leave to SIGTRAP. Then the
 	   profiles end, then the inline state goes, and with it each
 	   ring's last copy here. */
-	release_threads(t);
+	release_threads(t, late, n_late);
+	free(late);
 	ht_debug("detached");
 	pos = 0;
 	while (u64map_next(&t->procs, &pos, &key, &val))

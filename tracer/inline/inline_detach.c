@@ -247,22 +247,46 @@ struct reach {
 	uint64_t pc, sp;
 };
 
-/* TC's stack words from SP up to the top of the mapping holding SP in
-   MAPS (at most STACK_SCAN_MAX bytes) into *WORDS (malloc'd). Returns how
-   many, or -1 when they could not be read. */
-static ssize_t
-read_stack(struct tracee *tc, const struct maps_snap *maps, uint64_t sp,
-	   uint64_t **words)
+/* P's mappings, read at the first need: a thread's stack top comes from
+   its thread-table entry, and the mappings are read only for a thread
+   that has none. */
+struct lazy_maps {
+	pid_t pid;
+	bool loaded;
+	struct maps_snap snap;
+};
+
+static const struct maps_range *
+lazy_find(struct lazy_maps *lm, uint64_t addr)
 {
-	const struct maps_range *m = maps_snap_find(maps, sp);
+	if (!lm->loaded) {
+		maps_snap_load(lm->pid, &lm->snap);
+		lm->loaded = true;
+	}
+	return maps_snap_find(&lm->snap, addr);
+}
+
+static void
+lazy_free(struct lazy_maps *lm)
+{
+	maps_snap_free(&lm->snap);
+	lm->loaded = false;
+}
+
+/* TC's stack words from SP up to TOP (at most STACK_SCAN_MAX bytes) into
+   *WORDS (malloc'd). Returns how many, or -1 when they could not be
+   read. */
+static ssize_t
+read_stack(struct tracee *tc, uint64_t top, uint64_t sp, uint64_t **words)
+{
 	*words = NULL;
-	if (!m)
-		return -1;
 	sp &= ~7ULL;
-	uint64_t len = m->hi - sp;
+	if (top <= sp)
+		return -1;
+	uint64_t len = top - sp;
 	if (len > STACK_SCAN_MAX)
 		len = STACK_SCAN_MAX;
-	*words = ht_xmalloc(len ? len : 8);
+	*words = ht_xmalloc(len);
 	ssize_t n = mem_read(tc->tid, sp, *words, len);
 	if (n < 0) {
 		free(*words);
@@ -311,11 +335,12 @@ parked_regs(struct tracee *tc, struct user_regs_struct *regs)
 	return true; /* fs_base 0: not checked against its entry */
 }
 
-/* Where thread TC stands with respect to C's code, its stack found in
-   MAPS (read with every thread that may stand there stopped). */
+/* Where thread TC stands with respect to C's code: its stack ends where
+   its thread-table entry says, else at the end of its mapping in MAPS
+   (read with every thread that may stand there stopped). */
 static void
 reach_of(const struct code *c, const struct ring_header *h,
-	 const struct maps_snap *maps, struct tracee *tc, struct reach *r)
+	 struct lazy_maps *maps, struct tracee *tc, struct reach *r)
 {
 	*r = (struct reach){ 0 };
 	struct user_regs_struct regs;
@@ -341,8 +366,11 @@ reach_of(const struct code *c, const struct ring_header *h,
 		r->unknown = true;
 		return;
 	}
+	const struct maps_range *m = th ? NULL : lazy_find(maps, regs.rsp);
 	uint64_t *w;
-	ssize_t n = read_stack(tc, maps, regs.rsp, &w);
+	ssize_t n = th || m ? read_stack(tc, th ? th->stack_hi : m->hi,
+					 regs.rsp, &w)
+			    : -1;
 	if (n < 0) {
 		r->unknown = true;
 		return;
@@ -715,8 +743,7 @@ runners_of(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 	uint64_t key, val;
 	*rs = NULL;
 	*n = 0;
-	struct maps_snap maps;
-	maps_snap_load(p->pid, &maps);
+	struct lazy_maps maps = { .pid = p->pid };
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		if (!runs_here(tc, p, own) || !tc->detach_stopped)
@@ -736,7 +763,7 @@ runners_of(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 		writing += writes(&re);
 		quiet(tc);
 	}
-	maps_snap_free(&maps);
+	lazy_free(&maps);
 	return writing;
 }
 
@@ -794,8 +821,7 @@ look(const struct code *c, const struct ring_header *h, pid_t pid,
 	bool recording = !passing(h);
 	size_t writing = 0;
 	*left = 0;
-	struct maps_snap maps;
-	maps_snap_load(pid, &maps);
+	struct lazy_maps maps = { .pid = pid };
 	for (size_t i = 0; i < n; i++) {
 		struct runner *r = &rs[i];
 		if (r->stuck || r->gone || (r->out && !recording))
@@ -814,7 +840,7 @@ look(const struct code *c, const struct ring_header *h, pid_t pid,
 			writing += writes(&re);
 		}
 	}
-	maps_snap_free(&maps);
+	lazy_free(&maps);
 	return writing;
 }
 
@@ -997,8 +1023,7 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 
 	/* What the threads that ran (or could not be looked at) can still
 	   reach, now. */
-	struct maps_snap maps;
-	maps_snap_load(p->pid, &maps);
+	struct lazy_maps maps = { .pid = p->pid };
 	size_t pos = 0;
 	uint64_t key, val;
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
@@ -1010,7 +1035,7 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 		reach_of(&c, h, &maps, tc, &re);
 		note_reach(tc, &re, &keep_ring, &keep_code);
 	}
-	maps_snap_free(&maps);
+	lazy_free(&maps);
 	u64map_fini(&settled);
 	/* The ring stays whole exactly while a thread may write to it. */
 	if (own)

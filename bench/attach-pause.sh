@@ -5,7 +5,8 @@
 # (bench/pause.c): for N = 10, 100, 1000, the longest gap between two of
 # the working thread's iterations during the attach (from heaptrace's
 # start until the thread sees malloc patched, plus 20 ms) and during the
-# detach (from the SIGINT until heaptrace has exited), the attach's wall
+# detach (from the SIGINT until the thread sees its TracerPid 0, plus
+# 5 ms; until heaptrace exits when it never does), the attach's wall
 # time (heaptrace's start to malloc patched), and the longest gap in the
 # half second before the attach (the machine's own noise); medians of
 # RUNS runs.
@@ -79,6 +80,7 @@ one_run() {
 	awk -v ready="$t_ready" -v start="$t_start" -v tint="$t_int" \
 	    -v end="$t_end" '
 		$1 == "patched" { patched = $2 }
+		$1 == "released" { released = $2 }
 		$1 == "gap" { g[++n] = $2; l[n] = $3 }
 		function worst(lo, hi,   i, m) {
 			m = 0
@@ -90,7 +92,7 @@ one_run() {
 		END {
 			if (!patched) { print "not patched" > "/dev/stderr"; exit 1 }
 			printf "%.1f %.1f %.0f %.1f\n", worst(start, patched + 2e7),
-			       worst(tint, end), (patched - start) / 1e6,
+			       worst(tint, released ? released + 5e6 : end), (patched - start) / 1e6,
 			       worst(ready, start)
 		}' "$W/out"
 }

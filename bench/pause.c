@@ -10,11 +10,14 @@
    idle workers of a thread pool do. The working thread also watches the
    first byte of malloc (heaptrace patches it while attached): the first
    change and the change back are kept as the moments it saw the attach
-   and the detach finished.
+   and the detach finished; and, every millisecond, its own TracerPid:
+   the first time it reads 0 after a tracer is the moment it was let go
+   (the end of the detach, for it).
 
    Usage: pause N             run until SIGTERM or SIGINT, then print to
-                              stdout "patched NS", "unpatched NS" (0: not
-                              seen) and "gap END_NS LEN_NS" lines
+                              stdout "patched NS", "unpatched NS",
+                              "released NS" (0: not seen) and
+                              "gap END_NS LEN_NS" lines
           pause now           print CLOCK_MONOTONIC in ns (the script's
                               clock, the same as the program's)
    It prints "ready PID" on stderr once every thread is waiting, then
@@ -22,6 +25,7 @@
    back. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -70,6 +74,23 @@ idle(void *arg)
 	return NULL;
 }
 
+/* This thread's TracerPid, from /proc (no stdio: no allocation). */
+static long
+tracer_pid(void)
+{
+	char buf[2048];
+	int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *at = strstr(buf, "TracerPid:");
+	return at ? strtol(at + 10, NULL, 10) : -1;
+}
+
 /* A few microseconds of work that the compiler cannot drop. */
 static uint64_t
 work(uint64_t seed)
@@ -94,8 +115,9 @@ work_loop(void)
 	if (!entry)
 		entry = (const unsigned char *)(uintptr_t)&malloc;
 	unsigned char orig = *entry;
-	uint64_t patched = 0, unpatched = 0, sum = 0;
-	uint64_t prev = now_ns();
+	uint64_t patched = 0, unpatched = 0, released = 0, sum = 0;
+	uint64_t prev = now_ns(), looked = 0;
+	int traced = 0;
 	for (uint64_t i = 0; !stop; i++) {
 		sum += work(i);
 		uint64_t t = now_ns();
@@ -110,9 +132,18 @@ work_loop(void)
 			unpatched = t;
 			fprintf(stderr, "detached\n");
 		}
+		if (!released && t - looked > 1000000) {
+			long tp = tracer_pid();
+			looked = t;
+			if (tp > 0)
+				traced = 1;
+			else if (tp == 0 && traced)
+				released = now_ns();
+		}
 	}
-	printf("patched %llu\nunpatched %llu\n", (unsigned long long)patched,
-	       (unsigned long long)unpatched);
+	printf("patched %llu\nunpatched %llu\nreleased %llu\n",
+	       (unsigned long long)patched, (unsigned long long)unpatched,
+	       (unsigned long long)released);
 	for (size_t i = 0; i < n_gaps; i++)
 		printf("gap %llu %llu\n", (unsigned long long)gaps[i].end,
 		       (unsigned long long)gaps[i].len);

@@ -214,8 +214,9 @@ count_running(struct tracer *t)
 	return n;
 }
 
-/* Interrupt every traced thread not stopped yet, but those running on a
-   CPU: they stop at once, so asked last they stand still the least.
+/* Interrupt every traced thread not stopped yet, but those at work
+   (task_at_work): they stop at once, so asked last they stand still the
+   least.
    Those go into *LATE (malloc'd, *N_LATE of them). */
 static void
 interrupt_all(struct tracer *t, pid_t **late, size_t *n_late)
@@ -232,7 +233,7 @@ interrupt_all(struct tracer *t, pid_t **late, size_t *n_late)
 		} else if (tc->detach_stopped) {
 			continue;
 		} else if (tc->proc && !tc->in_vfork &&
-			   task_is_running(tc->proc->pid, tc->tid)) {
+			   task_at_work(tc->proc, tc->tid)) {
 			ht_xgrow((void **)late, &cap, *n_late + 1,
 				 sizeof(**late));
 			(*late)[(*n_late)++] = tc->tid;

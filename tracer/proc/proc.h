@@ -246,9 +246,11 @@ int stopall_settle(struct tracer *t, struct tracee *tc);
    called pthread_exit stays one while other threads live; it accepts an
    interrupt but never stops. */
 bool task_is_zombie(pid_t pid, pid_t tid);
-/* True when thread TID of PID is running on a CPU or runnable (its state
-   is R), that is, not asleep nor stopped. */
-bool task_is_running(pid_t pid, pid_t tid);
+/* True when thread TID of P is at work: running on a CPU or runnable, or
+   blocked in a system call made from heaptrace's code in P (the inline
+   stub waiting for room in its ring or for an answer); false when it
+   sleeps in a system call of its own (or cannot be told). */
+bool task_at_work(const struct tproc *p, pid_t tid);
 /* True when STATUS reports a group-stop (PTRACE_EVENT_STOP, stop
    signal). */
 bool status_is_group_stop(int status);

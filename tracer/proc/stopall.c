@@ -95,9 +95,29 @@ task_is_zombie(pid_t pid, pid_t tid)
 }
 
 bool
-task_is_running(pid_t pid, pid_t tid)
+task_at_work(const struct tproc *p, pid_t tid)
 {
-	return task_state(pid, tid) == 'R';
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)p->pid,
+		 (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	if (!strncmp(buf, "running", 7))
+		return true;
+	/* "NR ARG0..ARG5 SP PC" of the system call it is blocked in: one the
+	   stub makes (waiting for room in the ring, or for an answer) is
+	   work held up by heaptrace, not sleep. */
+	const char *pc = strrchr(buf, ' ');
+	uint64_t at = pc ? strtoull(pc + 1, NULL, 16) : 0;
+	for (size_t i = 0; i < p->n_scratch; i++)
+		if (at >= p->scratch[i].addr &&
+		    at < p->scratch[i].addr + p->scratch[i].size)
+			return true;
+	return false;
 }
 
 static void
@@ -144,8 +164,8 @@ interrupt_thread(struct stopall *s, struct tracee *tc)
 }
 
 /* Interrupt every thread running P's code that may be running, but SELF
-   and those running on a CPU now, which go into *LATE (malloc'd, *N_LATE
-   of them) to be interrupted once the others have stopped. */
+   and those at work now (task_at_work), which go into *LATE (malloc'd,
+   *N_LATE of them) to be interrupted once the others have stopped. */
 static void
 interrupt_threads(struct tracer *t, struct tproc *p, pid_t self,
 		  struct stopall *s, pid_t **late, size_t *n_late)
@@ -164,7 +184,7 @@ interrupt_threads(struct tracer *t, struct tproc *p, pid_t self,
 		} else if (tc->tid == p->pid &&
 			   task_is_zombie(p->pid, tc->tid)) {
 			continue;
-		} else if (!tc->in_vfork && task_is_running(p->pid, tc->tid)) {
+		} else if (!tc->in_vfork && task_at_work(p, tc->tid)) {
 			ht_xgrow((void **)late, &cap, *n_late + 1,
 				 sizeof(**late));
 			(*late)[(*n_late)++] = tc->tid;
@@ -277,9 +297,10 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	uint64_t t0 = now_ms();
 	/* Two waves: the threads asleep first, which take long to stop all
 	   (each has to be woken and scheduled: 60 ms for a thousand on two
-	   CPUs), then those running on a CPU, which stop at once. A thread
-	   at work then stands still for the second wave only, plus what is
-	   done with everything held, and stopall_end resumes it first. */
+	   CPUs), then those at work (task_at_work), which stop at once. A
+	   thread at work then stands still for the second wave only, plus
+	   what is done with everything held, and stopall_end resumes it
+	   first. */
 	pid_t *late;
 	size_t n_late;
 	interrupt_threads(t, p, self, s, &late, &n_late);
@@ -330,7 +351,7 @@ one_to_stop(struct tracer *t, struct tproc *p)
 		char st = task_state(p->pid, tc->tid);
 		if (st == 'Z' || st == 'X')
 			continue;
-		if (st != 'R')
+		if (!task_at_work(p, tc->tid))
 			return tc->tid;
 		if (!any)
 			any = tc->tid;

@@ -243,20 +243,28 @@ interrupt_all(struct tracer *t, pid_t **late, size_t *n_late)
 	}
 }
 
-/* Reap stops until no more than LEFT threads run, or DEADLINE. */
+/* Reap stops until no more than LEFT threads run, or DEADLINE. The
+   threads are counted again only when no status is left to reap (or
+   every 64 statuses): once per status was quadratic in the threads. */
 static void
 wait_stopped(struct tracer *t, const sigset_t *chld, size_t left,
 	     uint64_t deadline)
 {
+	unsigned reaped = 0;
 	while (count_running(t) > left) {
 		int status;
-		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
-		if (tid > 0) {
+		pid_t tid;
+		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
 			note(t, tid, status);
-			continue;
+			if (++reaped % 64 == 0)
+				break;
 		}
+		if (tid > 0)
+			continue;
 		if (tid < 0 && errno != EINTR)
 			break;
+		if (reaped && count_running(t) <= left)
+			break; /* not to sleep once everything has stopped */
 		uint64_t now = now_ms();
 		if (now >= deadline) {
 			if (!left)

@@ -128,13 +128,12 @@ add_thread(struct stopall *s, pid_t tid, enum stopall_state state)
 						      .state = state };
 }
 
+/* S's thread TID through INDEX (tid -> its place in S's array + 1). */
 static struct stopall_thread *
-find_thread(struct stopall *s, pid_t tid)
+find_thread(struct stopall *s, const struct u64map *index, pid_t tid)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->threads[i].tid == tid)
-			return &s->threads[i];
-	return NULL;
+	const uint64_t *at = u64map_get(index, (uint64_t)tid);
+	return at ? &s->threads[*at - 1] : NULL;
 }
 
 static size_t
@@ -224,10 +223,9 @@ on_exec_seen(struct stopall *s, struct tracee *tc)
 
 /* TID reported STATUS while we wait for P's interrupt stops. */
 static int
-note_status(struct tracer *t, struct tproc *p, struct stopall *s, pid_t tid,
-	    int status)
+note_status(struct tracer *t, struct tproc *p, struct stopall *s,
+	    struct stopall_thread *th, pid_t tid, int status)
 {
-	struct stopall_thread *th = find_thread(s, tid);
 	struct tracee *tc = tracee_get(t, tid);
 	bool asked = th && (th->state == STOPALL_WAITING ||
 			    th->state == STOPALL_PARKED);
@@ -251,7 +249,9 @@ note_status(struct tracer *t, struct tproc *p, struct stopall *s, pid_t tid,
 
 /* Collect the interrupt stops of S's waiting threads, keeping every other
    status for the loop. SIGCHLD is blocked meanwhile, so that a stop that
-   comes between a waitpid and the sleep ends the sleep. */
+   comes between a waitpid and the sleep ends the sleep. Linear in the
+   threads: each status finds its thread through an index, and the
+   threads still waited for are counted, not counted again. */
 static int
 wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 {
@@ -259,13 +259,24 @@ wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
+	struct u64map index;
+	u64map_init(&index);
+	for (size_t i = 0; i < s->n; i++)
+		u64map_put(&index, (uint64_t)s->threads[i].tid, i + 1);
+	size_t waiting = count_waiting(s);
 	uint64_t deadline = now_ms() + STOP_TIMEOUT_MS;
 	int err = 0;
-	while (!err && count_waiting(s)) {
+	while (!err && waiting) {
 		int status;
 		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid > 0) {
-			err = note_status(t, p, s, tid, status);
+			struct stopall_thread *th = find_thread(s, &index, tid);
+			bool was = th && th->state == STOPALL_WAITING;
+			err = note_status(t, p, s, th, tid, status);
+			if (err == -ECANCELED)
+				waiting = 0; /* every thread went with the exec */
+			else if (was && th->state != STOPALL_WAITING)
+				waiting--;
 			continue;
 		}
 		if (tid < 0) {
@@ -285,6 +296,7 @@ wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 		};
 		sigtimedwait(&chld, NULL, &ts);
 	}
+	u64map_fini(&index);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return err;
 }

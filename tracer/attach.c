@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profiling a process that is already running (`heaptrace attach`): every
    thread is seized (the task list is read again until a pass finds no new
-   thread; threads the seized ones create are attached by TRACECLONE), all
-   are stopped at once (stopall.c) while the allocators are hooked, found
-   through the link map ld.so keeps (loader.c), and the session then runs
+   thread; threads the seized ones create are attached by TRACECLONE), the
+   allocators are hooked from one thread stopped, found through the link
+   map ld.so keeps (loader.c), every thread being stopped (stopall.c) only
+   while code is written (setup_profile), and the session then runs
    the same event loop as `run` until heaptrace is asked to stop (SIGINT,
    SIGTERM, --duration) or the target exits; detach.c then takes
    everything out again.

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Profiling a process that is already running (`heaptrace attach`): every
    thread is seized (the task list is read again until a pass finds no new
-   thread; threads the seized ones create are attached by TRACECLONE), all
-   are stopped at once (stopall.c) while the allocators are hooked, found
-   through the link map ld.so keeps (loader.c), and the session then runs
+   thread; threads the seized ones create are attached by TRACECLONE), the
+   allocators are hooked from one thread stopped, found through the link
+   map ld.so keeps (loader.c), every thread being stopped (stopall.c) only
+   while code is written (setup_profile), and the session then runs
    the same event loop as `run` until heaptrace is asked to stop (SIGINT,
    SIGTERM, SIGHUP, --duration) or the target exits; detach.c then takes
    everything out again.
@@ -300,30 +301,45 @@ injectable_thread(const struct stopall *s)
 	return 0;
 }
 
-/* Every thread of P stopped: its thread-table entry (a thread not stopped
-   yet, the new one whose first stop is to come, gets it there). */
-static void
-give_threads_entries(struct tracer *t, struct tproc *p)
+/* The first injected system call, which maps P's first scratch page,
+   with every thread but SELF held meanwhile: until there is a scratch
+   page, calls are injected from a code mapping's padding, where a killed
+   session may have left its routine, taken again only once no thread can
+   be running it, which only held threads can tell (target/inject.c). */
+static int
+first_scratch(struct tracer *t, struct tproc *p, pid_t self)
 {
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&t->tracees, &pos, &key, &val)) {
-		struct tracee *tc = (struct tracee *)(uintptr_t)val;
-		if (tc->proc == p && !tc->first_stop_pending)
-			inline_thread_known(t, tc);
-	}
+	struct stopall others;
+	int rc = stopall_begin(t, p, self, &others);
+	if (rc)
+		return rc;
+	rc = inject_find_syscall(p);
+	if (!rc)
+		rc = probe_ensure_trampolines(p, self);
+	stopall_end(&others);
+	return rc;
 }
 
-/* With every thread of P stopped: probes in (or, for page calls, the
-   current mappings reported), then the profile starts. */
+/* Probes in (or, for page calls, the current mappings reported), then
+   the profile starts. The set-up runs from one thread stopped (one
+   asleep, when there is one) while the others run on: patching stops
+   them all for the moments the code is written (inline.c, commit_all,
+   which gives each thread its thread-table entry the first time), so a
+   thread at work stands still for those only, not for the whole set-up
+   (reading the link map and the allocators' symbols, mapping the ring).
+   With --pages-as-heap=yes every thread is held throughout: the
+   mappings reported must be those the page calls caught from then on
+   start from. */
 static int
 setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 {
+	bool hold_all = t->opt->pages_as_heap;
 	struct stopall s;
-	int rc = stopall_begin(t, p, 0, &s);
+	int rc = hold_all ? stopall_begin(t, p, 0, &s) : stopall_one(t, p, &s);
 	if (rc) {
-		snprintf(err, errlen, "attach: cannot stop every thread of "
-			 "process %d: %s", (int)p->pid, ht_strerror(rc));
+		snprintf(err, errlen, "attach: cannot stop %s thread of "
+			 "process %d: %s", hold_all ? "every" : "a", (int)p->pid,
+			 ht_strerror(rc));
 		return rc;
 	}
 	pid_t self = injectable_thread(&s);
@@ -333,10 +349,12 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 			  t->opt->backend != HT_BACKEND_PTRACE;
 	if ((!t->opt->pages_as_heap && (t->opt->heap || t->opt->stacks)) ||
 	    page_stubs) {
-		/* Every thread is held already: patching must not stop
-		   them again. */
-		t->holding = &s;
-		rc = self ? loader_setup_attach(t, p, self) : -EAGAIN;
+		/* Every thread held already: patching must not stop them
+		   again. */
+		t->holding = hold_all ? &s : NULL;
+		rc = !self ? -EAGAIN : hold_all ? 0 : first_scratch(t, p, self);
+		if (!rc)
+			rc = loader_setup_attach(t, p, self);
 		t->holding = NULL;
 		if (!self)
 			snprintf(err, errlen, "attach: no thread of process %d "
@@ -353,10 +371,8 @@ setup_profile(struct tracer *t, struct tproc *p, char *err, size_t errlen)
 	}
 	if (page_stubs && inline_active(p))
 		s.resume_req = t->resume_req = PTRACE_CONT;
-	/* The stubs never ask for a thread's entry: each thread gets it
-	   before it runs again. */
-	if (p->inl)
-		give_threads_entries(t, p);
+	/* The stubs never ask for a thread's entry: the first patching
+	   gave every thread its own before it ran again (inline.c). */
 	tracer_start_profile(t, p, p->pid);
 	if (t->opt->pages_as_heap)
 		pagecalls_attach_startup(t, p);

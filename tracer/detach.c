@@ -213,48 +213,100 @@ count_running(struct tracer *t)
 	return n;
 }
 
-/* Stop every traced thread, one stop each (see the top). */
+/* Interrupt every traced thread not stopped yet, but those at work
+   (task_at_work): they stop at once, so asked last they stand still the
+   least.
+   Those go into *LATE (malloc'd, *N_LATE of them). */
 static void
-quiesce(struct tracer *t)
+interrupt_all(struct tracer *t, pid_t **late, size_t *n_late)
+{
+	size_t pos = 0, cap = 0;
+	uint64_t key, val;
+	*late = NULL;
+	*n_late = 0;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (tc->held || (tc->proc && tc->tid == tc->proc->pid &&
+				 task_is_zombie(tc->proc->pid, tc->tid))) {
+			held(tc, false); /* a zombie leader never stops */
+		} else if (tc->detach_stopped) {
+			continue;
+		} else if (tc->proc && !tc->in_vfork &&
+			   task_at_work(tc->proc, tc->tid)) {
+			ht_xgrow((void **)late, &cap, *n_late + 1,
+				 sizeof(**late));
+			(*late)[(*n_late)++] = tc->tid;
+		} else {
+			ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL);
+		}
+	}
+}
+
+/* Reap stops until no more than LEFT threads run, or DEADLINE. The
+   threads are counted again only when no status is left to reap (or
+   every 64 statuses): once per status was quadratic in the threads. */
+static void
+wait_stopped(struct tracer *t, const sigset_t *chld, size_t left,
+	     uint64_t deadline)
+{
+	unsigned reaped = 0;
+	while (count_running(t) > left) {
+		int status;
+		pid_t tid;
+		while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+			note(t, tid, status);
+			if (++reaped % 64 == 0)
+				break;
+		}
+		if (tid > 0)
+			continue;
+		if (tid < 0 && errno != EINTR)
+			break;
+		if (reaped && count_running(t) <= left)
+			break; /* not to sleep once everything has stopped */
+		uint64_t now = now_ms();
+		if (now >= deadline) {
+			if (!left)
+				ht_warn("detach: %zu threads did not stop; they "
+					"are let go as they are",
+					count_running(t));
+			break;
+		}
+		struct timespec ts = { .tv_nsec = 10 * 1000000L };
+		sigtimedwait(chld, NULL, &ts);
+	}
+}
+
+/* Stop every traced thread, one stop each (see the top): those asleep
+   first, then those running (stopall.c's two waves), whose tids go into
+   *LATE (malloc'd, *N_LATE of them) to be let go first. */
+static void
+quiesce(struct tracer *t, pid_t **late, size_t *n_late)
 {
 	/* Stops reaped already (an attach that failed half-way) first. */
 	pid_t qtid;
 	int qstatus;
 	while (waitq_pop(t, &qtid, &qstatus))
 		note(t, qtid, qstatus);
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&t->tracees, &pos, &key, &val)) {
-		struct tracee *tc = (struct tracee *)(uintptr_t)val;
-		if (tc->held || (tc->proc && tc->tid == tc->proc->pid &&
-				 task_is_zombie(tc->proc->pid, tc->tid)))
-			held(tc, false); /* a zombie leader never stops */
-		else if (!tc->detach_stopped)
-			ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL);
-	}
 	sigset_t chld, old;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
 	uint64_t deadline = now_ms() + QUIESCE_TIMEOUT_MS;
-	while (count_running(t)) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
-		if (tid > 0) {
-			note(t, tid, status);
-			continue;
+	interrupt_all(t, late, n_late);
+	if (*n_late) {
+		wait_stopped(t, &chld, *n_late, deadline);
+		for (size_t i = 0; i < *n_late; i++) {
+			struct tracee *tc = tracee_get(t, (*late)[i]);
+			if (tc && !tc->detach_stopped)
+				ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL);
 		}
-		if (tid < 0 && errno != EINTR)
-			break;
-		uint64_t now = now_ms();
-		if (now >= deadline) {
-			ht_warn("detach: %zu threads did not stop; they are "
-				"let go as they are", count_running(t));
-			break;
-		}
-		struct timespec ts = { .tv_nsec = 10 * 1000000L };
-		sigtimedwait(&chld, NULL, &ts);
+		/* they stop at once, even after a first wave that timed
+		   out */
+		if (deadline < now_ms() + 1000)
+			deadline = now_ms() + 1000;
 	}
+	wait_stopped(t, &chld, 0, deadline);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -444,17 +496,31 @@ restore_process(struct tracer *t, struct tproc *p)
 }
 
 static void
-release_threads(struct tracer *t)
+release(struct tracer *t, struct tracee *tc)
 {
-	size_t pos = 0;
-	uint64_t key, val;
-	while (u64map_next(&t->tracees, &pos, &key, &val)) {
-		struct tracee *tc = (struct tracee *)(uintptr_t)val;
-		ptrace(PTRACE_DETACH, tc->tid, NULL,
-		       (void *)(uintptr_t)tc->detach_sig);
-		lifecycle_thread_remove(t, tc);
-		pos = 0; /* the map changed */
+	ptrace(PTRACE_DETACH, tc->tid, NULL, (void *)(uintptr_t)tc->detach_sig);
+	lifecycle_thread_remove(t, tc);
+}
+
+/* Every thread let go, those in LATE (running when the detach began)
+   first: they stood still the shortest, and are kept no longer. */
+static void
+release_threads(struct tracer *t, const pid_t *late, size_t n_late)
+{
+	for (size_t i = 0; i < n_late; i++) {
+		struct tracee *tc = tracee_get(t, late[i]);
+		if (tc)
+			release(t, tc);
 	}
+	/* The rest, gathered first: releasing one changes the map. */
+	size_t n = 0, pos = 0;
+	uint64_t key, val;
+	struct tracee **all = ht_xcalloc(t->tracees.count + 1, sizeof(*all));
+	while (u64map_next(&t->tracees, &pos, &key, &val))
+		all[n++] = (struct tracee *)(uintptr_t)val;
+	for (size_t i = 0; i < n; i++)
+		release(t, all[i]);
+	free(all);
 }
 
 void
@@ -463,7 +529,9 @@ detach_all(struct tracer *t)
 	if (!t->tracees.count)
 		return;
 	t->detaching = true;
-	quiesce(t);
+	pid_t *late;
+	size_t n_late;
+	quiesce(t, &late, &n_late);
 	size_t pos = 0;
 	uint64_t key, val;
 	while (u64map_next(&t->procs, &pos, &key, &val))
@@ -485,7 +553,8 @@ detach_all(struct tracer *t)
 	   while writing a profile would leave to SIGTRAP. Then the
 	   profiles end, then the inline state goes, and with it each
 	   ring's last copy here. */
-	release_threads(t);
+	release_threads(t, late, n_late);
+	free(late);
 	ht_debug("detached");
 	pos = 0;
 	while (u64map_next(&t->procs, &pos, &key, &val))

@@ -483,7 +483,7 @@ env_init(uint64_t ring_size, uint32_t stack_copy, uint64_t cap)
 {
 	memset(&env, 0, sizeof(env));
 	n_known = 0;
-	int err = tracer_ring_new(ring_size, 64, 1024, stack_copy, &env.r);
+	int err = tracer_ring_new(ring_size, 64, 32, 1024, stack_copy, &env.r);
 	if (err)
 		return err;
 	env.h = tracer_ring_header(env.r);

@@ -20,11 +20,12 @@
 #include "tracer/inline/consumer.h"
 #include "tracer/inline/tramp.h"
 
+/* A ring whose thread table is one segment of CAP entries. */
 static struct tracer_ring *
 ring(uint64_t size, uint32_t cap, uint32_t stack_copy)
 {
 	struct tracer_ring *r;
-	int err = tracer_ring_new(size, cap, 64, stack_copy, &r);
+	int err = tracer_ring_new(size, cap, cap / 2, 64, stack_copy, &r);
 	if (err) {
 		fprintf(stderr, "tracer_ring_new: %s\n", strerror(-err));
 		exit(EXIT_HARNESS);
@@ -86,15 +87,19 @@ static void
 test_new(void)
 {
 	struct tracer_ring *r;
-	CHECK(tracer_ring_new(3 << 12, 8, 8, 0, &r) == -EINVAL,
+	CHECK(tracer_ring_new(3 << 12, 8, 4, 8, 0, &r) == -EINVAL,
 	      "size not 2^n");
-	CHECK(tracer_ring_new(1024, 8, 8, 0, &r) == -EINVAL,
+	CHECK(tracer_ring_new(1024, 8, 4, 8, 0, &r) == -EINVAL,
 	      "size below a page");
-	CHECK(tracer_ring_new(1 << 16, 4, 8, 0, &r) == -EINVAL, "4 threads");
-	CHECK(tracer_ring_new(1 << 16, 24, 8, 0, &r) == -EINVAL, "24 threads");
-	CHECK(tracer_ring_new(1 << 16, 8, 4, 0, &r) == -EINVAL, "4 rules");
-	CHECK(tracer_ring_new(1 << 16, 8, 48, 0, &r) == -EINVAL, "48 rules");
-	CHECK(tracer_ring_new(1 << 16, 8, 8, (1 << 14) + 1, &r) == -EINVAL,
+	CHECK(tracer_ring_new(1 << 16, 4, 2, 8, 0, &r) == -EINVAL, "4 threads");
+	CHECK(tracer_ring_new(1 << 16, 24, 12, 8, 0, &r) == -EINVAL,
+	      "24 threads");
+	CHECK(tracer_ring_new(1 << 16, 1 << 20, UINT32_MAX, 8, 0, &r) ==
+		      -EINVAL,
+	      "more threads than segments can hold");
+	CHECK(tracer_ring_new(1 << 16, 8, 4, 4, 0, &r) == -EINVAL, "4 rules");
+	CHECK(tracer_ring_new(1 << 16, 8, 4, 48, 0, &r) == -EINVAL, "48 rules");
+	CHECK(tracer_ring_new(1 << 16, 8, 4, 8, (1 << 14) + 1, &r) == -EINVAL,
 	      "stack copy above size / 4");
 
 	r = ring(1 << 16, 128, 512);
@@ -103,7 +108,8 @@ test_new(void)
 	tracer_ring_layout(r, &l);
 	CHECK(h->magic == RING_MAGIC && h->version == RING_VERSION, "magic");
 	CHECK(h->size == 1 << 16 && h->stack_copy == 512 &&
-		      h->thread_cap == 128 && h->thread_shift == 57,
+		      h->thread_cap == 128 && h->thread_shift == 57 &&
+		      h->thread_segs == 1,
 	      "header fields");
 	CHECK(h->rule_off == RING_HDR_FIXED + 128 * 64 && h->rule_cap == 64 &&
 		      h->rule_shift == 58 && h->walk_max == 0 &&
@@ -196,6 +202,66 @@ test_threads(void)
 	for (uint64_t i = 0; i < 20; i++)
 		tracer_ring_thread_remove(r, 0x7f0000001000 + i * 0x1000);
 	CHECK(live_entries(h) == 0, "%u entries left", live_entries(h));
+	tracer_ring_free(r);
+}
+
+/* The table grows by segments, none moved: 8 entries, then 16, 32...,
+   each at most half full, as many as THREAD_MAX threads need. */
+static void
+test_thread_segments(void)
+{
+	struct tracer_ring *r;
+	CHECK(tracer_ring_new(1 << 16, 8, 100, 64, 0, &r) == 0, "new");
+	struct ring_header *h = tracer_ring_header(r);
+	/* 4 + 8 + 16 + 32 + 64 = 124 >= 100: five segments */
+	CHECK(h->rule_off == RING_HDR_FIXED + 8 * 31 * 64,
+	      "rule table after 5 segments: %llu",
+	      (unsigned long long)h->rule_off);
+	uint64_t key0 = 0x7f0000001000;
+	for (uint64_t i = 0; i < 124; i++) {
+		CHECK(tracer_ring_thread_set(r, key0 + i * 0x1000,
+					     (uint32_t)i, 0, 0) == 0,
+		      "insert %llu", (unsigned long long)i);
+		if (i == 3)
+			CHECK(h->thread_segs == 1, "4 in the first segment");
+		if (i == 4)
+			CHECK(h->thread_segs == 2, "the 5th in the second");
+	}
+	CHECK(h->thread_segs == 5, "%u segments", h->thread_segs);
+	/* Every segment half full (tombstones can bring that about): then
+	   they fill up. */
+	for (uint64_t i = 124; i < 248; i++)
+		CHECK(tracer_ring_thread_set(r, key0 + i * 0x1000,
+					     (uint32_t)i, 0, 0) == 0,
+		      "insert %llu", (unsigned long long)i);
+	CHECK(h->thread_segs == 5, "still %u segments", h->thread_segs);
+	CHECK(tracer_ring_thread_set(r, 0x1000, 1, 0, 0) == -ENOSPC,
+	      "every segment full");
+	for (uint64_t i = 0; i < 248; i++) {
+		struct ring_thread *t = ring_thread_lookup(h, key0 + i * 0x1000);
+		CHECK(t && t->tid == i, "lookup %llu", (unsigned long long)i);
+	}
+	CHECK(!ring_thread_lookup(h, 0x1000), "absent key");
+	struct ring_thread *last = ring_thread_lookup(h, key0 + 4 * 0x1000);
+	CHECK(last >= ring_thread_seg(h, 1), "a later segment's entry");
+	last->internal = 3;
+	struct tracer_ring_stats st;
+	tracer_ring_stats(r, &st);
+	CHECK(st.internal == 3, "every segment's internal calls counted");
+	/* Everything removed and inserted again: tombstones reused or
+	   cleared, the counts right. */
+	for (uint64_t i = 0; i < 248; i++)
+		tracer_ring_thread_remove(r, key0 + i * 0x1000);
+	for (uint64_t i = 0; i < 248; i++)
+		CHECK(!ring_thread_lookup(h, key0 + i * 0x1000), "removed %llu",
+		      (unsigned long long)i);
+	for (uint64_t i = 0; i < 248; i++)
+		CHECK(tracer_ring_thread_set(r, key0 + (i + 1000) * 0x1000,
+					     (uint32_t)i, 0, 0) == 0,
+		      "insert again %llu", (unsigned long long)i);
+	for (uint64_t i = 0; i < 248; i++)
+		CHECK(ring_thread_lookup(h, key0 + (i + 1000) * 0x1000),
+		      "lookup again %llu", (unsigned long long)i);
 	tracer_ring_free(r);
 }
 
@@ -676,6 +742,7 @@ main(void)
 {
 	test_new();
 	test_threads();
+	test_thread_segments();
 	test_rules();
 	test_drain();
 	test_drain_pcs();

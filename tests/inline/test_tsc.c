@@ -161,7 +161,7 @@ static void
 test_drain_times(void)
 {
 	struct tracer_ring *r;
-	if (tracer_ring_new(1 << 16, 8, 8, 0, &r)) {
+	if (tracer_ring_new(1 << 16, 8, 4, 8, 0, &r)) {
 		fprintf(stderr, "tracer_ring_new failed\n");
 		exit(EXIT_HARNESS);
 	}
@@ -226,10 +226,10 @@ static void
 test_stack_copy_limit(void)
 {
 	struct tracer_ring *r;
-	CHECK(tracer_ring_new(1 << 20, 8, 8, RING_MAX_STACK_COPY + 1, &r) ==
+	CHECK(tracer_ring_new(1 << 20, 8, 4, 8, RING_MAX_STACK_COPY + 1, &r) ==
 		      -EINVAL,
 	      "a stack copy too long for STACK_LEN");
-	CHECK(tracer_ring_new(1 << 20, 8, 8, RING_MAX_STACK_COPY, &r) == 0,
+	CHECK(tracer_ring_new(1 << 20, 8, 4, 8, RING_MAX_STACK_COPY, &r) == 0,
 	      "the longest stack copy");
 	tracer_ring_free(r);
 }

@@ -32,7 +32,7 @@
 #     the profile holds the 500 bytes allocated while attached; the
 #     program never sees the signal, allocates again and ends as without
 #     heaptrace.
-#  kill-threads-B, kill-threads-ms   progs/manythreads.c, 1000 threads
+#  kill-threads-B, kill-threads-ms   progs/killthreads.c, 1000 threads
 #     each keeping 10 blocks: `heaptrace snapshot` once all are allocated,
 #     then SIGTERM to the program: heaptrace's status 143, and the final
 #     profile's last snapshot holds exactly the on-demand snapshot's heap

@@ -24,6 +24,9 @@ struct tracer_ring {
 	uint64_t map_len;
 	uint64_t file_len;
 	uint32_t rule_count;   /* entries in the rule table */
+	uint32_t thread_segs_max; /* thread-table segments laid out */
+	uint32_t thread_used[RING_THREAD_SEGS_MAX]; /* per segment: entries
+				  not empty (live, or tombstones) */
 	bool stamped;          /* RING_F_TSC is set */
 	struct tsc_clock clock;
 	uint64_t last_ns;      /* the time of the last record delivered */
@@ -137,37 +140,63 @@ map_ring(struct tracer_ring *r, uint64_t data_off, uint64_t size)
 	return 0;
 }
 
+/* Thread-table segments to lay out, the first of THREAD_CAP entries, so
+   that THREAD_MAX threads fit with every segment at most half full; 0
+   when that takes more than RING_THREAD_SEGS_MAX, or entries a 32-bit
+   index cannot count. */
+static uint32_t
+thread_segs_for(uint32_t thread_cap, uint32_t thread_max)
+{
+	uint64_t room = 0;
+	for (uint32_t segs = 1; segs <= RING_THREAD_SEGS_MAX; segs++) {
+		uint64_t cap = (uint64_t)thread_cap << (segs - 1);
+		if (cap > (1ULL << 31))
+			return 0;
+		room += cap / 2;
+		if (room >= thread_max)
+			return segs;
+	}
+	return 0;
+}
+
 int
-tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
-		uint32_t stack_copy, struct tracer_ring **out)
+tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t thread_max,
+		uint32_t rule_cap, uint32_t stack_copy,
+		struct tracer_ring **out)
 {
 	int fd = memfd_create("heaptrace-ring", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	return tracer_ring_new_on(fd, size, thread_cap, rule_cap, stack_copy,
-				  out);
+	return tracer_ring_new_on(fd, size, thread_cap, thread_max, rule_cap,
+				  stack_copy, out);
 }
 
 int
 tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
-		   uint32_t rule_cap, uint32_t stack_copy,
+		   uint32_t thread_max, uint32_t rule_cap, uint32_t stack_copy,
 		   struct tracer_ring **out)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint32_t segs = thread_segs_for(thread_cap, thread_max);
 	if (!is_pow2(size) || size < page || size > (1ULL << 40) ||
 	    !is_pow2(thread_cap) || thread_cap < 8 || thread_cap > (1u << 20) ||
+	    !segs ||
 	    !is_pow2(rule_cap) || rule_cap < 8 || rule_cap > (1u << 24) ||
 	    stack_copy > size / 4 || stack_copy > RING_MAX_STACK_COPY) {
 		close(fd);
 		return -EINVAL;
 	}
+	/* Every segment has its place; none of it is memory until a
+	   thread's entry is written there. */
 	uint64_t rule_off = RING_HDR_FIXED +
-			    (uint64_t)thread_cap * sizeof(struct ring_thread);
+			    (uint64_t)thread_cap * ((1ULL << segs) - 1) *
+				    sizeof(struct ring_thread);
 	uint64_t data_off = rule_off +
 			    (uint64_t)rule_cap * sizeof(struct ring_rule);
 	data_off = (data_off + page - 1) & ~(page - 1);
 
 	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
+	r->thread_segs_max = segs;
 	r->file_len = data_off + size;
 	r->map_len = r->file_len + size;
 	r->fd = fd;
@@ -189,6 +218,7 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	h->stack_copy = stack_copy;
 	h->thread_cap = thread_cap;
 	h->thread_shift = 64 - (uint32_t)__builtin_ctz(thread_cap);
+	h->thread_segs = 1;
 	h->rule_off = rule_off;
 	h->rule_cap = rule_cap;
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
@@ -320,33 +350,75 @@ thread_retag(struct tracer_ring *r, struct ring_thread *t, uint32_t tid)
 	t->tid = tid;
 }
 
+/* A free entry for a new key TCB in segment SEG: the first tombstone of
+   its chain, else the empty entry that ends it, while the segment has no
+   more than LIMIT entries in use (live or tombstones); NULL when there is
+   none. */
+static struct ring_thread *
+thread_slot(struct tracer_ring *r, uint32_t seg, uint64_t tcb, uint32_t limit)
+{
+	struct ring_header *h = r->h;
+	struct ring_thread *t = ring_thread_seg(h, seg);
+	uint32_t cap = h->thread_cap << seg, mask = cap - 1;
+	uint32_t i = ring_thread_hash(h, tcb, seg);
+	for (uint32_t n = 0; n < cap; n++, i = (i + 1) & mask) {
+		if (t[i].tcb == RING_TCB_DEAD)
+			return &t[i];
+		if (t[i].tcb == 0) {
+			if (r->thread_used[seg] + 1 > limit)
+				return NULL;
+			r->thread_used[seg]++;
+			return &t[i];
+		}
+	}
+	return NULL;
+}
+
+/* A free entry for a new key TCB: in the first segment at most half full
+   (chains stay short), starting one when those before are; once every
+   segment laid out is half full (only threads that died, leaving
+   tombstones that lie in no new thread's chain, can bring that about:
+   the segments hold twice the threads a process can have), in the first
+   with room at all, as the single table of old filled up. */
+static struct ring_thread *
+thread_free_slot(struct tracer_ring *r, uint64_t tcb)
+{
+	struct ring_header *h = r->h;
+	for (uint32_t seg = 0; seg < r->thread_segs_max; seg++) {
+		if (seg == h->thread_segs)
+			/* Those before are half full: one more, counted
+			   before any key is written to it. */
+			__atomic_store_n(&h->thread_segs, seg + 1,
+					 __ATOMIC_RELEASE);
+		struct ring_thread *slot = thread_slot(r, seg, tcb,
+						       (h->thread_cap << seg) / 2);
+		if (slot)
+			return slot;
+	}
+	for (uint32_t seg = 0; seg < r->thread_segs_max; seg++) {
+		struct ring_thread *slot = thread_slot(r, seg, tcb,
+						       h->thread_cap << seg);
+		if (slot)
+			return slot;
+	}
+	return NULL;
+}
+
 int
 tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 		       uint64_t stack_lo, uint64_t stack_hi)
 {
 	if (tcb == 0 || tcb == RING_TCB_DEAD)
 		return -EINVAL;
-	struct ring_header *h = r->h;
-	struct ring_thread *t = ring_threads(h);
-	uint32_t mask = h->thread_cap - 1;
-	uint32_t i = ring_thread_hash(h, tcb);
-	struct ring_thread *slot = NULL;
-	for (uint32_t n = 0; n < h->thread_cap; n++, i = (i + 1) & mask) {
-		if (t[i].tcb == tcb) {
-			/* A new thread on a dead one's TCB. */
-			thread_retag(r, &t[i], tid);
-			t[i].stack_lo = stack_lo;
-			t[i].stack_hi = stack_hi;
-			return 0;
-		}
-		if (t[i].tcb == RING_TCB_DEAD && !slot)
-			slot = &t[i];
-		if (t[i].tcb == 0) {
-			if (!slot)
-				slot = &t[i];
-			break;
-		}
+	struct ring_thread *slot = ring_thread_lookup(r->h, tcb);
+	if (slot) {
+		/* The same thread again, or a new one on a dead one's TCB. */
+		thread_retag(r, slot, tid);
+		slot->stack_lo = stack_lo;
+		slot->stack_hi = stack_hi;
+		return 0;
 	}
+	slot = thread_free_slot(r, tcb);
 	if (!slot)
 		return -ENOSPC;
 	slot->stack_lo = stack_lo;
@@ -373,6 +445,17 @@ tracer_ring_thread_retag(struct tracer_ring *r, uint64_t tcb, uint32_t tid)
 	return 0;
 }
 
+/* The segment holding entry T. */
+static uint32_t
+thread_seg_of(struct tracer_ring *r, const struct ring_thread *t)
+{
+	uint32_t seg = 0;
+	while (seg + 1 < r->h->thread_segs &&
+	       t >= ring_thread_seg(r->h, seg + 1))
+		seg++;
+	return seg;
+}
+
 void
 tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
 {
@@ -386,13 +469,15 @@ tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
 	__atomic_store_n(&t->tcb, RING_TCB_DEAD, __ATOMIC_RELEASE);
 	/* Tombstones that end a probe chain can become empty: no key lies
 	   past them, so no lookup can need to walk over them. */
-	struct ring_thread *all = ring_threads(h);
-	uint32_t mask = h->thread_cap - 1;
+	uint32_t seg = thread_seg_of(r, t);
+	struct ring_thread *all = ring_thread_seg(h, seg);
+	uint32_t cap = h->thread_cap << seg, mask = cap - 1;
 	uint32_t i = (uint32_t)(t - all);
-	for (uint32_t n = 0; n < h->thread_cap; n++, i = (i - 1) & mask) {
+	for (uint32_t n = 0; n < cap; n++, i = (i - 1) & mask) {
 		if (all[i].tcb != RING_TCB_DEAD || all[(i + 1) & mask].tcb != 0)
 			break;
 		__atomic_store_n(&all[i].tcb, 0, __ATOMIC_RELEASE);
+		r->thread_used[seg]--;
 	}
 }
 
@@ -681,9 +766,13 @@ void
 tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
 {
 	*out = r->st;
-	const struct ring_thread *t = ring_threads(r->h);
-	for (uint32_t i = 0; i < r->h->thread_cap; i++)
-		if (t[i].tcb && t[i].tcb != RING_TCB_DEAD)
-			out->internal += __atomic_load_n(&t[i].internal,
-							 __ATOMIC_RELAXED);
+	/* The segments in use only: the others were never written, and
+	   reading them would make them memory. */
+	for (uint32_t seg = 0; seg < r->h->thread_segs; seg++) {
+		const struct ring_thread *t = ring_thread_seg(r->h, seg);
+		for (uint32_t i = 0; i < r->h->thread_cap << seg; i++)
+			if (t[i].tcb && t[i].tcb != RING_TCB_DEAD)
+				out->internal += __atomic_load_n(
+					&t[i].internal, __ATOMIC_RELAXED);
+	}
 }

@@ -33,21 +33,24 @@ struct tracer_ring_stats {
 };
 
 /* Create a ring of SIZE data bytes (a power of two, at least a page), a
-   thread table of THREAD_CAP entries and a rule table of RULE_CAP (both
-   powers of two, at least 8) and STACK_COPY stack bytes per copied stack
+   thread table whose first segment has THREAD_CAP entries and whose
+   segments hold THREAD_MAX threads in all (ring.h), a rule table of
+   RULE_CAP entries (both caps powers of two, at least 8) and STACK_COPY
+   stack bytes per copied stack
    (at most SIZE / 4 and RING_MAX_STACK_COPY), backed by a memfd and mapped
    (and populated) here as the target will map it; its consumer is this
    thread, until tracer_ring_free or its death. Stubs copy stacks until
    tracer_ring_walk_set, and stamp nothing until tracer_ring_stamp.
    Returns 0 and *OUT, or -EINVAL, or -errno. */
-int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t rule_cap,
-		    uint32_t stack_copy, struct tracer_ring **out);
+int tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t thread_max,
+		    uint32_t rule_cap, uint32_t stack_copy,
+		    struct tracer_ring **out);
 /* tracer_ring_new on FD, an empty memfd (made in the target, so that the
    target needs no way into heaptrace's files), which R owns from now on,
    failure included. */
 int tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
-		       uint32_t rule_cap, uint32_t stack_copy,
-		       struct tracer_ring **out);
+		       uint32_t thread_max, uint32_t rule_cap,
+		       uint32_t stack_copy, struct tracer_ring **out);
 
 /* Unmap and close R. NULL is a no-op. */
 void tracer_ring_free(struct tracer_ring *r);

@@ -29,7 +29,12 @@
 #include "tracer/measure/measure.h"
 #include "tracer/target/target.h"
 
-#define THREAD_CAP 1024
+/* The thread table's first segment: at least this many entries, and
+   twice the threads the process has when its ring is made (a segment is
+   at most half full), so that they all fit in it. */
+#define THREAD_CAP_MIN 1024
+/* Threads a process can have when /proc does not say. */
+#define THREADS_MAX_DEFAULT (1u << 22)
 /* Rule-table entries (32 bytes each), at most half of them used: lookup
    pcs met in stacks, a few hundred for perl, thousands for a compiler.
    When it is full it is emptied and filled again. */
@@ -56,6 +61,45 @@ stack_copy(const struct tracer *t)
 	return quarter < STACK_COPY ? quarter : STACK_COPY;
 }
 
+static uint32_t
+read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long v = 0;
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The most threads a process can have: the system's limits on threads
+   and on thread ids, as they are now. */
+static uint32_t
+threads_max(void)
+{
+	static uint32_t max;
+	if (!max) {
+		uint32_t th = read_sysctl("/proc/sys/kernel/threads-max");
+		uint32_t ids = read_sysctl("/proc/sys/kernel/pid_max");
+		max = th && ids ? (th < ids ? th : ids) : th ? th : ids;
+		if (!max)
+			max = THREADS_MAX_DEFAULT;
+	}
+	return max;
+}
+
+/* The first segment of P's thread table. */
+static uint32_t
+thread_cap(const struct tproc *p)
+{
+	uint32_t cap = THREAD_CAP_MIN;
+	while (cap < (1u << 20) && cap / 2 < (uint32_t)p->n_threads)
+		cap *= 2;
+	return cap;
+}
+
 /* A ring for process P, into IP: stubs walk stacks when the sink can give
    them rules and a walk as deep as the unwinder's fits, else copy them;
    they stamp calls with the TSC when the clock is milliseconds and the TSC
@@ -64,8 +108,9 @@ static int
 ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	 int fd)
 {
-	int err = tracer_ring_new_on(fd, t->opt->ring_size, THREAD_CAP,
-				     RULE_CAP, stack_copy(t), &ip->ring);
+	int err = tracer_ring_new_on(fd, t->opt->ring_size, thread_cap(p),
+				     threads_max(), RULE_CAP, stack_copy(t),
+				     &ip->ring);
 	if (err)
 		return err;
 	if (t->sink->stub_rule &&
@@ -290,55 +335,73 @@ prepare_target(struct tproc *p, pid_t tid, struct prepared *pr)
 	return mem_write_code(p, tid, copy_addr(pr), pr->rel.code, pr->rel.len);
 }
 
-/* Stopped thread TID must not resume strictly inside the bytes PR's jump
-   replaces: one there goes on at the same instruction of the relocated
-   copy, which runs the rest of the prologue and jumps back (that call is
-   not recorded: it began before the patch). A thread at the entry itself
-   takes the jump. MOVABLE false: TID's registers belong to the stop being
-   handled, so it cannot be moved. */
-static int
-move_thread_out(pid_t tid, const struct prepared *pr, bool movable)
+/* Stopped thread TID must not resume strictly inside the bytes a jump of
+   READY[0..N) replaces: one there goes on at the same instruction of the
+   relocated copy, which runs the rest of the prologue and jumps back
+   (that call is not recorded: it began before the patch). A thread at
+   the entry itself takes the jump. MOVABLE false: TID's registers belong
+   to the stop being handled, so it cannot be moved. A target TID keeps
+   from being patched gets its error in ERRS[i]. Its registers are read
+   once for all the targets: a thousand threads times ten functions was
+   ten thousand reads with every thread held. */
+static void
+move_thread_out(pid_t tid, const struct prepared *ready, size_t n,
+		bool movable, int *errs)
 {
 	struct user_regs_struct regs;
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0)
-		return errno == ESRCH ? 0 : -errno; /* gone: runs nothing */
-	uint64_t addr = pr->tg->addr;
-	if (regs.rip <= addr || regs.rip >= addr + pr->rel.covered)
-		return 0;
-	uint64_t to;
-	if (!movable || arch_relocated_pc_to_copy(&pr->rel, addr, copy_addr(pr),
-						  regs.rip, &to) != 1)
-		return -EBUSY;
-	uint64_t from = regs.rip;
-	regs.rip = to;
-	if (ptrace(PTRACE_SETREGS, tid, NULL, &regs) < 0)
-		return -errno;
-	ht_debug("thread %d: pc 0x%llx inside the patch of %s: moved to its "
-		 "copy, 0x%llx", (int)tid, (unsigned long long)from,
-		 ht_alloc_fn_name(pr->tg->fn), (unsigned long long)to);
-	return 0;
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) < 0) {
+		if (errno == ESRCH)
+			return; /* gone: runs nothing */
+		for (size_t i = 0; i < n; i++)
+			if (!errs[i])
+				errs[i] = -errno;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct prepared *pr = &ready[i];
+		uint64_t addr = pr->tg->addr;
+		if (errs[i] || regs.rip <= addr ||
+		    regs.rip >= addr + pr->rel.covered)
+			continue;
+		uint64_t to, from = regs.rip;
+		if (!movable ||
+		    arch_relocated_pc_to_copy(&pr->rel, addr, copy_addr(pr),
+					      regs.rip, &to) != 1) {
+			errs[i] = -EBUSY;
+			return;
+		}
+		regs.rip = to;
+		if (ptrace(PTRACE_SETREGS, tid, NULL, &regs) < 0) {
+			errs[i] = -errno;
+			return;
+		}
+		ht_debug("thread %d: pc 0x%llx inside the patch of %s: moved "
+			 "to its copy, 0x%llx", (int)tid,
+			 (unsigned long long)from,
+			 ht_alloc_fn_name(pr->tg->fn), (unsigned long long)to);
+		return; /* the ranges do not overlap */
+	}
 }
 
 /* Every stopped thread of the process (SELF and those S holds) out of the
-   bytes PR replaces. Threads S left running cannot reach user code before
-   they stop (stopall.c). */
-static int
+   bytes READY's jumps replace. Threads S left running cannot reach user
+   code before they stop (stopall.c). */
+static void
 move_threads_out(pid_t self, const struct stopall *s,
-		 const struct prepared *pr)
+		 const struct prepared *ready, size_t n, int *errs)
 {
 	/* SELF is among S's threads when S was made without one (attach):
 	   its stop is ours, so it can be moved like the others. */
-	int err = 0;
 	for (size_t i = 0; i < s->n; i++)
 		if (s->threads[i].tid == self)
 			self = 0;
 	if (self)
-		err = move_thread_out(self, pr, false);
-	for (size_t i = 0; !err && i < s->n; i++)
+		move_thread_out(self, ready, n, false, errs);
+	for (size_t i = 0; i < s->n; i++)
 		if (s->threads[i].state == STOPALL_HERE ||
 		    s->threads[i].state == STOPALL_ELSEWHERE)
-			err = move_thread_out(s->threads[i].tid, pr, true);
-	return err;
+			move_thread_out(s->threads[i].tid, ready, n, true,
+					errs);
 }
 
 /* Make PR the next patch of IP: its trampoline, then the jump over its
@@ -403,10 +466,22 @@ commit_all(struct tracer *t, struct tproc *p, pid_t tid, struct prepared *ready,
 	if (!err)
 		ht_debug("process %d: patching %zu functions, %zu other "
 			 "threads stopped", (int)p->pid, n, s->n);
-	for (size_t i = 0; i < n; i++) {
-		int e = err ? err : move_threads_out(tid, s, &ready[i]);
-		ready[i].tg->err = e ? e : commit_target(p, tid, p->inl,
-							  &ready[i]);
+	int *errs = ht_xcalloc(n, sizeof(*errs));
+	for (size_t i = 0; i < n; i++)
+		errs[i] = err;
+	if (!err)
+		move_threads_out(tid, s, ready, n, errs);
+	for (size_t i = 0; i < n; i++)
+		ready[i].tg->err = errs[i] ? errs[i]
+					   : commit_target(p, tid, p->inl,
+							   &ready[i]);
+	free(errs);
+	/* The first patches: the threads there were before the ring (an
+	   attach's) get their entries while they cannot run, so that no
+	   stub asks for one. */
+	if (!err && !p->inl->entries_given) {
+		inline_threads_known(t, p);
+		p->inl->entries_given = true;
 	}
 	if (!err && !t->holding)
 		stopall_end(&own);
@@ -451,33 +526,18 @@ inline_active(const struct tproc *p)
 
 /* ---- Unwinding rules and thread entries for the stubs ---- */
 
-/* The stack mapping holding SP, from /proc: a thread's copies must stay
+/* The stack mapping holding SP in MAPS: a thread's copies must stay
    inside it. The main thread's stack grows down on demand, so its low
-   bound is as far as the kernel lets it grow. */
-struct stack_at {
-	uint64_t sp, lo, hi;
-};
-
-static int
-match_stack(void *arg, const struct mapping *m)
-{
-	struct stack_at *st = arg;
-	if (st->sp < m->lo || st->sp >= m->hi)
-		return 0;
-	st->lo = m->lo;
-	st->hi = m->hi;
-	if (strcmp(m->path, "[stack]") == 0)
-		st->lo = m->hi > (64ULL << 20) ? m->hi - (64ULL << 20) : 0;
-	return 1;
-}
-
+   bound is as far as the kernel lets it grow. 0, 0 when none holds it. */
 static void
-stack_bounds(pid_t pid, uint64_t sp, uint64_t *lo, uint64_t *hi)
+stack_bounds(const struct maps_snap *maps, uint64_t sp, uint64_t *lo,
+	     uint64_t *hi)
 {
-	struct stack_at st = { .sp = sp };
-	maps_foreach(pid, match_stack, &st);
-	*lo = st.lo;
-	*hi = st.hi;
+	const struct maps_range *m = maps_snap_find(maps, sp);
+	*lo = m ? m->lo : 0;
+	*hi = m ? m->hi : 0;
+	if (m && m->main_stack)
+		*lo = m->hi > (64ULL << 20) ? m->hi - (64ULL << 20) : 0;
 }
 
 /* The sink's rule in the stubs' terms. */
@@ -569,14 +629,19 @@ rules_from_copy(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	publish_along(t, p, ip, at, &w);
 }
 
-/* Give TC, whose thread pointer is TCB and stack pointer SP, its entry. */
+/* Give TC, whose thread pointer is TCB and stack pointer SP, its entry,
+   its stack found in MAPS (NULL: read now). */
 static void
 thread_entry_set(struct inline_proc *ip, struct tracee *tc, uint64_t tcb,
-		 uint64_t sp)
+		 uint64_t sp, const struct maps_snap *maps)
 {
 	struct tproc *p = tc->proc;
+	struct maps_snap own = { 0 };
+	if (!maps)
+		maps_snap_load(p->pid, &own);
 	uint64_t lo, hi;
-	stack_bounds(p->pid, sp, &lo, &hi);
+	stack_bounds(maps ? maps : &own, sp, &lo, &hi);
+	maps_snap_free(&own);
 	int err = tracer_ring_thread_set(ip->ring, tcb, (uint32_t)tc->tid, lo,
 					 hi);
 	if (err) {
@@ -590,17 +655,45 @@ thread_entry_set(struct inline_proc *ip, struct tracee *tc, uint64_t tcb,
 		tc->tcb = tcb;
 }
 
-void
-inline_thread_known(struct tracer *t, struct tracee *tc)
+/* TC's entry from its registers (it is stopped), its stack found in MAPS
+   (NULL: read now). */
+static void
+thread_known(struct tracee *tc, const struct maps_snap *maps)
 {
-	(void)t;
 	struct inline_proc *ip = tc->proc ? tc->proc->inl : NULL;
 	struct user_regs_struct regs;
 	/* Before its thread pointer is set up (exec), its first NOTIFY
 	   brings it. */
 	if (ip && ptrace(PTRACE_GETREGS, tc->tid, NULL, &regs) == 0 &&
 	    regs.fs_base)
-		thread_entry_set(ip, tc, regs.fs_base, regs.rsp);
+		thread_entry_set(ip, tc, regs.fs_base, regs.rsp, maps);
+}
+
+void
+inline_thread_known(struct tracer *t, struct tracee *tc)
+{
+	(void)t;
+	thread_known(tc, NULL);
+}
+
+void
+inline_threads_known(struct tracer *t, struct tproc *p)
+{
+	if (!p->inl)
+		return;
+	/* One reading of the mappings for all: a process of a thousand
+	   threads has two thousand mappings, and reading them per thread
+	   was most of an attach's pause. */
+	struct maps_snap maps;
+	maps_snap_load(p->pid, &maps);
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (tc->proc == p && !tc->first_stop_pending)
+			thread_known(tc, &maps);
+	}
+	maps_snap_free(&maps);
 }
 
 /* The rule of lookup pc AT, asked for by a stub whose walk stands at W
@@ -730,7 +823,7 @@ on_notify(struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	struct tracee *tc = tracee_get(t, (pid_t)rec->tid);
 	/* Insert or update: an exec leaves TC's old thread pointer behind. */
 	if (tc && tc->proc == p && rec->args[1])
-		thread_entry_set(ip, tc, rec->args[1], rec->args[2]);
+		thread_entry_set(ip, tc, rec->args[1], rec->args[2], NULL);
 	tracer_ring_notify_ack(ip->ring, pos);
 }
 

@@ -65,6 +65,9 @@ uint64_t inline_pending_all(struct tracer *t);
    that its stubs record from its first call without asking anyone.
    A no-op when its process has no ring. */
 void inline_thread_known(struct tracer *t, struct tracee *tc);
+/* Every stopped thread of P (but those whose first stop is to come) gets
+   its thread-table entry, as inline_thread_known gives one. */
+void inline_threads_known(struct tracer *t, struct tproc *p);
 /* TC is exiting: drain, and forget its thread-table entry. */
 void inline_thread_gone(struct tracer *t, struct tracee *tc);
 /* CHILD, a fork of PARENT held at its first stop TID, gets PARENT's

@@ -84,6 +84,11 @@ struct code {
 			       not found (then everything stays mapped) */
 	int idx_word;       /* words above the mark to the saved r11 (the
 			       descriptor index); -1 unknown */
+	uint64_t lo, hi;    /* every byte of the blob, the trampolines and
+			       the relocated copies is in [LO, HI): most
+			       stack words are tested against this alone */
+	unsigned boxed;     /* patches [LO, HI) covers (a drain's answer
+			       may add more) */
 };
 
 static void
@@ -126,6 +131,20 @@ code_init(struct code *c, const struct inline_proc *ip)
 	/* The first register pushed is the highest word of the frame. */
 	if (c->r0 && plain && r11 >= 0)
 		c->idx_word = 1 + (pushes - 1 - r11);
+	c->lo = ip->blob;
+	c->hi = ip->blob + STUB_BLOB_LEN;
+	for (unsigned i = 0; i < ip->n_patches; i++) {
+		const struct inline_patch *pa = &ip->patches[i];
+		uint64_t lo = pa->tramp < pa->orig_code ? pa->tramp
+							: pa->orig_code;
+		uint64_t hi = pa->tramp + TRACER_TRAMP_MAX > pa->orig_code +
+					ARCH_RELOC_MAX
+				? pa->tramp + TRACER_TRAMP_MAX
+				: pa->orig_code + ARCH_RELOC_MAX;
+		c->lo = lo < c->lo ? lo : c->lo;
+		c->hi = hi > c->hi ? hi : c->hi;
+	}
+	c->boxed = ip->n_patches;
 }
 
 static bool
@@ -160,6 +179,8 @@ in_copy(const struct code *c, uint64_t a)
 static bool
 in_code(const struct code *c, uint64_t a)
 {
+	if ((a < c->lo || a >= c->hi) && c->ip->n_patches == c->boxed)
+		return false;
 	return in_blob(c, a) || in_tramp(c, a) || in_copy(c, a);
 }
 
@@ -226,35 +247,46 @@ struct reach {
 	uint64_t pc, sp;
 };
 
-struct top_of {
-	uint64_t sp, hi;
+/* P's mappings, read at the first need: a thread's stack top comes from
+   its thread-table entry, and the mappings are read only for a thread
+   that has none. */
+struct lazy_maps {
+	pid_t pid;
+	bool loaded;
+	struct maps_snap snap;
 };
 
-static int
-match_top(void *arg, const struct mapping *m)
+static const struct maps_range *
+lazy_find(struct lazy_maps *lm, uint64_t addr)
 {
-	struct top_of *t = arg;
-	if (t->sp < m->lo || t->sp >= m->hi)
-		return 0;
-	t->hi = m->hi;
-	return 1;
+	if (!lm->loaded) {
+		maps_snap_load(lm->pid, &lm->snap);
+		lm->loaded = true;
+	}
+	return maps_snap_find(&lm->snap, addr);
 }
 
-/* TC's stack words from SP up to the top of the mapping holding SP (at
-   most STACK_SCAN_MAX bytes) into *WORDS (malloc'd). Returns how many,
-   or -1 when they could not be read. */
-static ssize_t
-read_stack(struct tracee *tc, uint64_t sp, uint64_t **words)
+static void
+lazy_free(struct lazy_maps *lm)
 {
-	struct top_of top = { .sp = sp };
+	maps_snap_free(&lm->snap);
+	lm->loaded = false;
+}
+
+/* TC's stack words from SP up to TOP (at most STACK_SCAN_MAX bytes) into
+   *WORDS (malloc'd). Returns how many, or -1 when they could not be
+   read. */
+static ssize_t
+read_stack(struct tracee *tc, uint64_t top, uint64_t sp, uint64_t **words)
+{
 	*words = NULL;
-	if (maps_foreach(tc->proc->pid, match_top, &top) < 0 || !top.hi)
-		return -1;
 	sp &= ~7ULL;
-	uint64_t len = top.hi - sp;
+	if (top <= sp)
+		return -1;
+	uint64_t len = top - sp;
 	if (len > STACK_SCAN_MAX)
 		len = STACK_SCAN_MAX;
-	*words = ht_xmalloc(len ? len : 8);
+	*words = ht_xmalloc(len);
 	ssize_t n = mem_read(tc->tid, sp, *words, len);
 	if (n < 0) {
 		free(*words);
@@ -303,10 +335,12 @@ parked_regs(struct tracee *tc, struct user_regs_struct *regs)
 	return true; /* fs_base 0: not checked against its entry */
 }
 
-/* Where thread TC stands with respect to C's code. */
+/* Where thread TC stands with respect to C's code: its stack ends where
+   its thread-table entry says, else at the end of its mapping in MAPS
+   (read with every thread that may stand there stopped). */
 static void
 reach_of(const struct code *c, const struct ring_header *h,
-	 struct tracee *tc, struct reach *r)
+	 struct lazy_maps *maps, struct tracee *tc, struct reach *r)
 {
 	*r = (struct reach){ 0 };
 	struct user_regs_struct regs;
@@ -332,8 +366,11 @@ reach_of(const struct code *c, const struct ring_header *h,
 		r->unknown = true;
 		return;
 	}
+	const struct maps_range *m = th ? NULL : lazy_find(maps, regs.rsp);
 	uint64_t *w;
-	ssize_t n = read_stack(tc, regs.rsp, &w);
+	ssize_t n = th || m ? read_stack(tc, th ? th->stack_hi : m->hi,
+					 regs.rsp, &w)
+			    : -1;
 	if (n < 0) {
 		r->unknown = true;
 		return;
@@ -670,35 +707,63 @@ writes(const struct reach *re)
 	return re->pc_records || re->unsafe;
 }
 
+/* What of the inline code and ring thread TC, standing at RE, may still
+   reach once everything else is done: into *KEEP_RING, *KEEP_CODE. */
+static void
+note_reach(const struct tracee *tc, const struct reach *re, bool *keep_ring,
+	   bool *keep_code)
+{
+	if (re->unknown || writes(re))
+		*keep_ring = true;
+	if (!re->unknown && !re->pc_in && !re->outer && !re->reenter)
+		return;
+	*keep_code = true;
+	ht_debug("thread %d: pc 0x%llx sp 0x%llx may still come back through "
+		 "the stub%s%s%s", (int)tc->tid, (unsigned long long)re->pc,
+		 (unsigned long long)re->sp,
+		 re->unknown ? " (its stack is not known)" : "",
+		 re->outer ? " (inside the allocator)" : "",
+		 writes(re) ? " (may still write a record)" : "");
+}
+
 /* The threads of P to run out of the stub, into *RS (malloc'd; *N of
    them), their tracing options cleared. Returns how many of them write
-   (writes()). */
+   (writes()). The others stay as they are, held, until the end: what
+   they can reach goes into *KEEP_RING and *KEEP_CODE now, and their tids
+   into SETTLED, so that they are not looked at again (two looks at a
+   thousand threads' stacks were a third of a detach's pause). */
 static size_t
 runners_of(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 	   const struct code *c, const struct ring_header *h,
-	   struct runner **rs, size_t *n)
+	   struct runner **rs, size_t *n, struct u64map *settled,
+	   bool *keep_ring, bool *keep_code)
 {
 	size_t cap = 0, writing = 0;
 	size_t pos = 0;
 	uint64_t key, val;
 	*rs = NULL;
 	*n = 0;
+	struct lazy_maps maps = { .pid = p->pid };
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		if (!runs_here(tc, p, own) || !tc->detach_stopped)
 			continue;
 		struct reach re;
-		reach_of(c, h, tc, &re);
+		reach_of(c, h, &maps, tc, &re);
 		/* A thread at a group-stop (not ours to run) or a zombie
 		   stays as it is; so do unknown stacks. */
 		if (re.unknown || (!re.pc_in && !re.outer) ||
-		    !tc->detach_injectable)
+		    !tc->detach_injectable) {
+			note_reach(tc, &re, keep_ring, keep_code);
+			u64map_put(settled, (uint64_t)tc->tid, 1);
 			continue;
+		}
 		ht_xgrow((void **)rs, &cap, *n + 1, sizeof(**rs));
 		(*rs)[(*n)++] = (struct runner){ .tc = tc };
 		writing += writes(&re);
 		quiet(tc);
 	}
+	lazy_free(&maps);
 	return writing;
 }
 
@@ -750,18 +815,19 @@ run_slice(struct runner *rs, size_t n, pid_t pid, const sigset_t *chld,
    returns how many of those write. While the stubs record, those out
    are looked at too: a signal frame may have brought one back in. */
 static size_t
-look(const struct code *c, const struct ring_header *h, struct runner *rs,
-     size_t n, size_t *left)
+look(const struct code *c, const struct ring_header *h, pid_t pid,
+     struct runner *rs, size_t n, size_t *left)
 {
 	bool recording = !passing(h);
 	size_t writing = 0;
 	*left = 0;
+	struct lazy_maps maps = { .pid = pid };
 	for (size_t i = 0; i < n; i++) {
 		struct runner *r = &rs[i];
 		if (r->stuck || r->gone || (r->out && !recording))
 			continue;
 		struct reach re;
-		reach_of(c, h, r->tc, &re);
+		reach_of(c, h, &maps, r->tc, &re);
 		if (r->out && (re.unknown || (!re.pc_in && !re.outer)))
 			continue;
 		r->out = false;
@@ -774,6 +840,7 @@ look(const struct code *c, const struct ring_header *h, struct runner *rs,
 			writing += writes(&re);
 		}
 	}
+	lazy_free(&maps);
 	return writing;
 }
 
@@ -782,11 +849,13 @@ look(const struct code *c, const struct ring_header *h, struct runner *rs,
    through BY; RING_F_PASS set on the way (see above). */
 static void
 run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
-	const struct code *c, struct ring_header *h, pid_t by)
+	const struct code *c, struct ring_header *h, pid_t by,
+	struct u64map *settled, bool *keep_ring, bool *keep_code)
 {
 	struct runner *rs;
 	size_t n;
-	size_t writing = runners_of(t, p, own, c, h, &rs, &n);
+	size_t writing = runners_of(t, p, own, c, h, &rs, &n, settled,
+				    keep_ring, keep_code);
 	if (!writing)
 		set_pass(h); /* nothing in flight: before anything runs */
 	if (!n)
@@ -802,7 +871,7 @@ run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 		run_slice(rs, n, p->pid, &chld, slice);
 		if (own)
 			drain(t, p, by, 0); /* all held: no record to wait for */
-		writing = look(c, h, rs, n, &left);
+		writing = look(c, h, p->pid, rs, n, &left);
 		if (recording && (!writing || now_ms() >= deadline)) {
 			set_pass(h);
 			pass_ms = now_ms() - t0;
@@ -937,40 +1006,37 @@ inline_detach(struct tracer *t, struct tproc *p, pid_t tid)
 	unpatch(p, by, ip);
 	struct code c;
 	code_init(&c, ip);
-	run_out(t, p, own ? ip : NULL, &c, h, by);
+	bool keep_ring = !c.r0, keep_code = !c.r0;
+	struct u64map settled; /* threads held all along, looked at once */
+	u64map_init(&settled);
+	run_out(t, p, own ? ip : NULL, &c, h, by, &settled, &keep_ring,
+		&keep_code);
 	set_pass(h); /* when nothing had to run out */
 	if (!alive(t, p, own ? ip : NULL)) {
 		ht_debug("process %d: exited while detaching", (int)p->pid);
+		u64map_fini(&settled);
 		if (own)
 			last_drain(t, p, by, false);
 		p->n_scratch = 0;
 		return;
 	}
 
-	/* What the threads can still reach, now. */
-	bool keep_ring = !c.r0, keep_code = !c.r0;
+	/* What the threads that ran (or could not be looked at) can still
+	   reach, now. */
+	struct lazy_maps maps = { .pid = p->pid };
 	size_t pos = 0;
 	uint64_t key, val;
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
-		if (!runs_here(tc, p, own ? ip : NULL))
+		if (!runs_here(tc, p, own ? ip : NULL) ||
+		    u64map_get(&settled, (uint64_t)tc->tid))
 			continue;
 		struct reach re;
-		reach_of(&c, h, tc, &re);
-		if (re.unknown || writes(&re))
-			keep_ring = true;
-		if (re.unknown || re.pc_in || re.outer || re.reenter)
-			keep_code = true;
-		if (re.unknown || re.pc_in || re.outer || re.reenter)
-			ht_debug("thread %d: pc 0x%llx sp 0x%llx may still "
-				 "come back through the stub%s%s%s",
-				 (int)tc->tid, (unsigned long long)re.pc,
-				 (unsigned long long)re.sp,
-				 re.unknown ? " (its stack is not known)" : "",
-				 re.outer ? " (inside the allocator)" : "",
-				 writes(&re) ? " (may still write a record)"
-					     : "");
+		reach_of(&c, h, &maps, tc, &re);
+		note_reach(tc, &re, &keep_ring, &keep_code);
 	}
+	lazy_free(&maps);
+	u64map_fini(&settled);
 	/* The ring stays whole exactly while a thread may write to it. */
 	if (own)
 		last_drain(t, p, by, keep_ring);

@@ -49,6 +49,10 @@ struct inline_proc {
 	size_t n_vforks, cap_vforks;
 	uint32_t rules;       /* rules published since the rule table was
 				 last emptied (inline.c) */
+	bool entries_given;   /* every thread there was got its thread-table
+				 entry at the first patching (an attach's
+				 threads); later ones get theirs at their
+				 first stop */
 };
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 5
+#define RING_VERSION 6
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing;
@@ -21,6 +21,9 @@
 
 #define RING_MAX_FNS 48     /* descriptors; a trampoline's index is below */
 #define RING_HDR_FIXED 4096 /* bytes before the thread table */
+/* Most segments of the thread table: segment S holds THREAD_CAP << S
+   entries, so 24 of them hold more threads than a process can have. */
+#define RING_THREAD_SEGS_MAX 24
 
 /* What a descriptor's function does, which decides where its records are
    reserved (docs/inline-backend.md, "Ordering"). */
@@ -73,8 +76,15 @@ struct ring_fn {
 #define RING_TCB_DEAD 1ULL
 
 /* One thread, keyed by its thread pointer (fs:0, the TCB's self-pointer in
-   glibc and musl; equal to the fs_base register). Open addressing with
-   linear probing from ring_thread_hash(). The tracer owns TCB, STACK_LO,
+   glibc and musl; equal to the fs_base register). The thread table is a
+   chain of segments, each an open-addressed table with linear probing
+   from ring_thread_hash(), at most half full, twice as large as the one
+   before it and laid out right after it: the tracer starts a segment when
+   those before it are half full, so the table grows with the process
+   without moving an entry (the stubs read it while it grows). Every
+   segment the process can ever need has its place in the ring's file
+   from the start; a page of it takes memory once an entry is written
+   there. The tracer owns TCB, STACK_LO,
    STACK_HI and TID, and writes TCB last (release) when inserting; the
    OUTER_* fields and INTERNAL belong to the stub of that thread. One cache
    line each, so threads' stub writes do not share lines. */
@@ -113,13 +123,15 @@ struct ring_header {
 	uint64_t data_off;      /* offset of the data area from the header */
 	uint64_t stack_copy;    /* most stack bytes copied per record,
 				   at most RING_MAX_STACK_COPY */
-	uint32_t thread_cap;    /* thread-table entries, a power of two */
+	uint32_t thread_cap;    /* entries of the thread table's first
+				   segment, a power of two */
 	uint32_t thread_shift;  /* 64 - log2(thread_cap) */
 	uint32_t consumer;      /* a robust futex word: the consumer's tid
 				   while it lives; the kernel sets
 				   RING_CONSUMER_DIED when it dies, however
 				   it dies (ring_consumer_alive) */
-	uint32_t pad0;
+	uint32_t thread_segs;   /* thread-table segments in use (stored with
+				   release once the tracer starts one) */
 	uint64_t consumer_node; /* the consumer's robust-list link for
 				   CONSUMER (the tracer's addresses; the
 				   stubs never touch it) */
@@ -401,33 +413,51 @@ ring_recording(const struct ring_header *h)
 	       !(c & RING_CONSUMER_DIED);
 }
 
+/* The first entry of the thread table's segment SEG (entries THREAD_CAP
+   << SEG), right after the segments before it. */
+static inline struct ring_thread *
+ring_thread_seg(struct ring_header *h, uint32_t seg)
+{
+	uint64_t before = (uint64_t)h->thread_cap * ((1ULL << seg) - 1);
+	return (struct ring_thread *)((uint8_t *)h + RING_HDR_FIXED) + before;
+}
+
+/* The first segment, the whole table of a process with few threads. */
 static inline struct ring_thread *
 ring_threads(struct ring_header *h)
 {
-	return (struct ring_thread *)((uint8_t *)h + RING_HDR_FIXED);
+	return ring_thread_seg(h, 0);
 }
 
+/* TCB's home in segment SEG. */
 static inline uint32_t
-ring_thread_hash(const struct ring_header *h, uint64_t tcb)
+ring_thread_hash(const struct ring_header *h, uint64_t tcb, uint32_t seg)
 {
-	return (uint32_t)((tcb * 0x9e3779b97f4a7c15ULL) >> h->thread_shift);
+	return (uint32_t)((tcb * 0x9e3779b97f4a7c15ULL) >>
+			  (h->thread_shift - seg));
 }
 
 /* The live entry for TCB, or 0. Safe while the tracer inserts or kills
-   other entries: a key is published last and never rewritten to another
-   live key while its thread may run. */
+   other entries, or starts a segment: a key is published last and never
+   rewritten to another live key while its thread may run, and a segment
+   is counted in THREAD_SEGS before any key is written to it. */
 static inline struct ring_thread *
 ring_thread_lookup(struct ring_header *h, uint64_t tcb)
 {
-	struct ring_thread *t = ring_threads(h);
-	uint32_t mask = h->thread_cap - 1;
-	uint32_t i = ring_thread_hash(h, tcb);
-	for (uint32_t n = 0; n < h->thread_cap; n++, i = (i + 1) & mask) {
-		uint64_t key = __atomic_load_n(&t[i].tcb, __ATOMIC_ACQUIRE);
-		if (key == tcb)
-			return &t[i];
-		if (key == 0)
-			break;
+	uint32_t segs = __atomic_load_n(&h->thread_segs, __ATOMIC_ACQUIRE);
+	for (uint32_t seg = 0; seg < segs && seg < RING_THREAD_SEGS_MAX;
+	     seg++) {
+		struct ring_thread *t = ring_thread_seg(h, seg);
+		uint32_t cap = h->thread_cap << seg, mask = cap - 1;
+		uint32_t i = ring_thread_hash(h, tcb, seg);
+		for (uint32_t n = 0; n < cap; n++, i = (i + 1) & mask) {
+			uint64_t key = __atomic_load_n(&t[i].tcb,
+						       __ATOMIC_ACQUIRE);
+			if (key == tcb)
+				return &t[i];
+			if (key == 0)
+				break;
+		}
 	}
 	return 0;
 }

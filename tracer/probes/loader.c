@@ -627,7 +627,9 @@ loader_setup_exec(struct tracer *t, struct tproc *p, pid_t tid)
 int
 loader_setup_attach(struct tracer *t, struct tproc *p, pid_t tid)
 {
-	int err = inject_find_syscall(p);
+	/* Found already when the first scratch page was made apart (attach.c):
+	   looked for again now, it could be the injection routine's own. */
+	int err = p->syscall_insn ? 0 : inject_find_syscall(p);
 	if (!err)
 		err = probe_ensure_trampolines(p, tid);
 	if (err)

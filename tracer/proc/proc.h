@@ -235,6 +235,10 @@ struct stopall {
    -ECANCELED at an exec) with everything it stopped resumed. */
 int stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 		  struct stopall *s);
+/* Stop one thread of P (one asleep when there is one), as stopall_begin
+   would, into *S: a thread to inject system calls from while the others
+   run. 0, or negative with nothing stopped. */
+int stopall_one(struct tracer *t, struct tproc *p, struct stopall *s);
 /* Resume the threads stopall_begin stopped, and free S. */
 void stopall_end(struct stopall *s);
 /* TC is at its exec stop with an interrupt of ours perhaps pending:
@@ -245,6 +249,11 @@ int stopall_settle(struct tracer *t, struct tracee *tc);
    called pthread_exit stays one while other threads live; it accepts an
    interrupt but never stops. */
 bool task_is_zombie(pid_t pid, pid_t tid);
+/* True when thread TID of P is at work: running on a CPU or runnable, or
+   blocked in a system call made from heaptrace's code in P (the inline
+   stub waiting for room in its ring or for an answer); false when it
+   sleeps in a system call of its own (or cannot be told). */
+bool task_at_work(const struct tproc *p, pid_t tid);
 /* True when STATUS reports a group-stop (PTRACE_EVENT_STOP, stop
    signal). */
 bool status_is_group_stop(int status);

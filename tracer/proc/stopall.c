@@ -70,20 +70,54 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-bool
-task_is_zombie(pid_t pid, pid_t tid)
+/* Thread TID's state letter in /proc (R, S, D, Z...), 'X' when gone. */
+static char
+task_state(pid_t pid, pid_t tid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
 		 (int)tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return true; /* gone already */
+		return 'X'; /* gone already */
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = 0;
 	const char *paren = strrchr(buf, ')'); /* the name may hold spaces */
-	return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+	return paren && paren[1] == ' ' ? paren[2] : '?';
+}
+
+bool
+task_is_zombie(pid_t pid, pid_t tid)
+{
+	char st = task_state(pid, tid);
+	return st == 'Z' || st == 'X';
+}
+
+bool
+task_at_work(const struct tproc *p, pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)p->pid,
+		 (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	if (!strncmp(buf, "running", 7))
+		return true;
+	/* "NR ARG0..ARG5 SP PC" of the system call it is blocked in: one the
+	   stub makes (waiting for room in the ring, or for an answer) is
+	   work held up by heaptrace, not sleep. */
+	const char *pc = strrchr(buf, ' ');
+	uint64_t at = pc ? strtoull(pc + 1, NULL, 16) : 0;
+	for (size_t i = 0; i < p->n_scratch; i++)
+		if (at >= p->scratch[i].addr &&
+		    at < p->scratch[i].addr + p->scratch[i].size)
+			return true;
+	return false;
 }
 
 static void
@@ -94,13 +128,12 @@ add_thread(struct stopall *s, pid_t tid, enum stopall_state state)
 						      .state = state };
 }
 
+/* S's thread TID through INDEX (tid -> its place in S's array + 1). */
 static struct stopall_thread *
-find_thread(struct stopall *s, pid_t tid)
+find_thread(struct stopall *s, const struct u64map *index, pid_t tid)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (s->threads[i].tid == tid)
-			return &s->threads[i];
-	return NULL;
+	const uint64_t *at = u64map_get(index, (uint64_t)tid);
+	return at ? &s->threads[*at - 1] : NULL;
 }
 
 static size_t
@@ -120,27 +153,59 @@ runs_in(const struct tproc *q, const struct tproc *p)
 	return q == p || (q && p->inl && q->inl == p->inl);
 }
 
-/* Interrupt every thread running P's code that may be running, but
-   SELF. */
+static void
+interrupt_thread(struct stopall *s, struct tracee *tc)
+{
+	if (ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL) == 0)
+		add_thread(s, tc->tid, tc->in_vfork ? STOPALL_PARKED
+						    : STOPALL_WAITING);
+	/* else it is exiting: the loop gets its exit status */
+}
+
+/* Interrupt every thread running P's code that may be running, but SELF
+   and those at work now (task_at_work), which go into *LATE (malloc'd,
+   *N_LATE of them) to be interrupted once the others have stopped. */
 static void
 interrupt_threads(struct tracer *t, struct tproc *p, pid_t self,
-		  struct stopall *s)
+		  struct stopall *s, pid_t **late, size_t *n_late)
 {
-	size_t pos = 0;
+	size_t pos = 0, cap = 0;
 	uint64_t key, val;
+	*late = NULL;
+	*n_late = 0;
 	while (u64map_next(&t->tracees, &pos, &key, &val)) {
 		struct tracee *tc = (struct tracee *)(uintptr_t)val;
 		if (!runs_in(tc->proc, p) || tc->tid == self ||
 		    tc->first_stop_pending)
 			continue;
+		if (waitq_holds(t, tc->tid)) {
+			add_thread(s, tc->tid, STOPALL_ELSEWHERE);
+		} else if (tc->tid == p->pid &&
+			   task_is_zombie(p->pid, tc->tid)) {
+			continue;
+		} else if (!tc->in_vfork && task_at_work(p, tc->tid)) {
+			ht_xgrow((void **)late, &cap, *n_late + 1,
+				 sizeof(**late));
+			(*late)[(*n_late)++] = tc->tid;
+		} else {
+			interrupt_thread(s, tc);
+		}
+	}
+}
+
+/* The threads of LATE still traced and not stopped meanwhile. */
+static void
+interrupt_late(struct tracer *t, struct stopall *s, const pid_t *late,
+	       size_t n_late)
+{
+	for (size_t i = 0; i < n_late; i++) {
+		struct tracee *tc = tracee_get(t, late[i]);
+		if (!tc)
+			continue;
 		if (waitq_holds(t, tc->tid))
 			add_thread(s, tc->tid, STOPALL_ELSEWHERE);
-		else if (tc->tid == p->pid && task_is_zombie(p->pid, tc->tid))
-			continue;
-		else if (ptrace(PTRACE_INTERRUPT, tc->tid, NULL, NULL) == 0)
-			add_thread(s, tc->tid, tc->in_vfork ? STOPALL_PARKED
-							    : STOPALL_WAITING);
-		/* else it is exiting: the loop gets its exit status */
+		else
+			interrupt_thread(s, tc);
 	}
 }
 
@@ -158,10 +223,9 @@ on_exec_seen(struct stopall *s, struct tracee *tc)
 
 /* TID reported STATUS while we wait for P's interrupt stops. */
 static int
-note_status(struct tracer *t, struct tproc *p, struct stopall *s, pid_t tid,
-	    int status)
+note_status(struct tracer *t, struct tproc *p, struct stopall *s,
+	    struct stopall_thread *th, pid_t tid, int status)
 {
-	struct stopall_thread *th = find_thread(s, tid);
 	struct tracee *tc = tracee_get(t, tid);
 	bool asked = th && (th->state == STOPALL_WAITING ||
 			    th->state == STOPALL_PARKED);
@@ -185,7 +249,9 @@ note_status(struct tracer *t, struct tproc *p, struct stopall *s, pid_t tid,
 
 /* Collect the interrupt stops of S's waiting threads, keeping every other
    status for the loop. SIGCHLD is blocked meanwhile, so that a stop that
-   comes between a waitpid and the sleep ends the sleep. */
+   comes between a waitpid and the sleep ends the sleep. Linear in the
+   threads: each status finds its thread through an index, and the
+   threads still waited for are counted, not counted again. */
 static int
 wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 {
@@ -193,13 +259,24 @@ wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
+	struct u64map index;
+	u64map_init(&index);
+	for (size_t i = 0; i < s->n; i++)
+		u64map_put(&index, (uint64_t)s->threads[i].tid, i + 1);
+	size_t waiting = count_waiting(s);
 	uint64_t deadline = now_ms() + STOP_TIMEOUT_MS;
 	int err = 0;
-	while (!err && count_waiting(s)) {
+	while (!err && waiting) {
 		int status;
 		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid > 0) {
-			err = note_status(t, p, s, tid, status);
+			struct stopall_thread *th = find_thread(s, &index, tid);
+			bool was = th && th->state == STOPALL_WAITING;
+			err = note_status(t, p, s, th, tid, status);
+			if (err == -ECANCELED)
+				waiting = 0; /* every thread went with the exec */
+			else if (was && th->state != STOPALL_WAITING)
+				waiting--;
 			continue;
 		}
 		if (tid < 0) {
@@ -219,6 +296,7 @@ wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 		};
 		sigtimedwait(&chld, NULL, &ts);
 	}
+	u64map_fini(&index);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
@@ -229,12 +307,29 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 {
 	*s = (struct stopall){ .resume_req = t->resume_req };
 	uint64_t t0 = now_ms();
-	interrupt_threads(t, p, self, s);
+	/* Two waves: the threads asleep first, which take long to stop all
+	   (each has to be woken and scheduled: 60 ms for a thousand on two
+	   CPUs), then those at work (task_at_work), which stop at once. A
+	   thread at work then stands still for the second wave only, plus
+	   what is done with everything held, and stopall_end resumes it
+	   first. */
+	pid_t *late;
+	size_t n_late;
+	interrupt_threads(t, p, self, s, &late, &n_late);
+	size_t first = s->n;
 	int err = count_waiting(s) ? wait_stops(t, p, s) : 0;
+	uint64_t t1 = now_ms();
+	if (!err && n_late) {
+		first = s->n;
+		interrupt_late(t, s, late, n_late);
+		err = count_waiting(s) ? wait_stops(t, p, s) : 0;
+	}
+	free(late);
 	if (s->n)
-		ht_debug("process %d: %zu other threads held in %llu ms",
-			 (int)p->pid, s->n,
-			 (unsigned long long)(now_ms() - t0));
+		ht_debug("process %d: %zu other threads held in %llu ms, the "
+			 "last %zu (running) in %llu ms", (int)p->pid, s->n,
+			 (unsigned long long)(now_ms() - t0), s->n - first,
+			 (unsigned long long)(now_ms() - t1));
 	/* The interrupt stops not seen here reach the loop, which resumes
 	   them. */
 	for (size_t i = 0; i < s->n; i++) {
@@ -251,10 +346,60 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	return err;
 }
 
+/* A thread of P to stop alone: one asleep when there is one (a thread at
+   work would stand still for as long as it is held), not a zombie
+   leader, none whose status the queue holds. 0 when there is none. */
+static pid_t
+one_to_stop(struct tracer *t, struct tproc *p)
+{
+	pid_t any = 0;
+	size_t pos = 0;
+	uint64_t key, val;
+	while (u64map_next(&t->tracees, &pos, &key, &val)) {
+		struct tracee *tc = (struct tracee *)(uintptr_t)val;
+		if (tc->proc != p || tc->first_stop_pending || tc->in_vfork ||
+		    waitq_holds(t, tc->tid))
+			continue;
+		char st = task_state(p->pid, tc->tid);
+		if (st == 'Z' || st == 'X')
+			continue;
+		if (!task_at_work(p, tc->tid))
+			return tc->tid;
+		if (!any)
+			any = tc->tid;
+	}
+	return any;
+}
+
+int
+stopall_one(struct tracer *t, struct tproc *p, struct stopall *s)
+{
+	*s = (struct stopall){ .resume_req = t->resume_req };
+	for (int tries = 0; tries < 8; tries++) {
+		pid_t tid = one_to_stop(t, p);
+		if (!tid)
+			return -ESRCH;
+		struct tracee *tc = tracee_get(t, tid);
+		interrupt_thread(s, tc);
+		int err = count_waiting(s) ? wait_stops(t, p, s) : 0;
+		if (err) {
+			stopall_end(s);
+			return err;
+		}
+		for (size_t i = 0; i < s->n; i++)
+			if (s->threads[i].state == STOPALL_HERE)
+				return 0;
+		/* it exited, or stopped for something else: another */
+	}
+	stopall_end(s);
+	return -EAGAIN;
+}
+
 void
 stopall_end(struct stopall *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	/* The last stopped first: those that were running. */
+	for (size_t i = s->n; i-- > 0;)
 		if (s->threads[i].state == STOPALL_HERE)
 			ptrace((enum __ptrace_request)s->resume_req,
 			       s->threads[i].tid, NULL, NULL);

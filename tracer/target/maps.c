@@ -7,7 +7,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/xalloc.h"
 
 bool
 maps_parse_line(char *line, struct mapping *m)
@@ -42,4 +45,50 @@ maps_foreach(pid_t pid, maps_fn fn, void *arg)
 	}
 	fclose(f);
 	return rc > 0 ? 0 : rc;
+}
+
+static int
+snap_add(void *arg, const struct mapping *m)
+{
+	struct maps_snap *s = arg;
+	ht_xgrow((void **)&s->r, &s->cap, s->n + 1, sizeof(*s->r));
+	s->r[s->n++] = (struct maps_range){
+		.lo = m->lo, .hi = m->hi,
+		.main_stack = strcmp(m->path, "[stack]") == 0,
+	};
+	return 0;
+}
+
+int
+maps_snap_load(pid_t pid, struct maps_snap *s)
+{
+	*s = (struct maps_snap){ 0 };
+	int err = maps_foreach(pid, snap_add, s);
+	if (err)
+		maps_snap_free(s);
+	return err;
+}
+
+const struct maps_range *
+maps_snap_find(const struct maps_snap *s, uint64_t addr)
+{
+	/* /proc lists mappings in address order, without overlaps. */
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < s->r[mid].lo)
+			hi = mid;
+		else if (addr >= s->r[mid].hi)
+			lo = mid + 1;
+		else
+			return &s->r[mid];
+	}
+	return NULL;
+}
+
+void
+maps_snap_free(struct maps_snap *s)
+{
+	free(s->r);
+	*s = (struct maps_snap){ 0 };
 }

@@ -29,6 +29,22 @@ typedef int (*maps_fn)(void *arg, const struct mapping *m);
 bool maps_parse_line(char *line, struct mapping *m);
 /* Walk PID's mappings in address order. Returns 0 or -errno. */
 int maps_foreach(pid_t pid, maps_fn fn, void *arg);
+/* PID's mappings' extents read once, for many look-ups (one per thread)
+   while they cannot change (every thread stopped). */
+struct maps_snap {
+	struct maps_range {
+		uint64_t lo, hi;
+		bool main_stack; /* "[stack]": grows down on demand */
+	} *r;
+	size_t n, cap;
+};
+/* Read PID's mappings into *S (empty on failure). 0 or -errno. */
+int maps_snap_load(pid_t pid, struct maps_snap *s);
+/* The mapping of S holding ADDR, or NULL. */
+const struct maps_range *maps_snap_find(const struct maps_snap *s,
+					uint64_t addr);
+/* Free what S owns; S is empty afterwards. */
+void maps_snap_free(struct maps_snap *s);
 
 /* ---- mem.c: the target's memory ---- */
 /* Read LEN bytes at ADDR of process PID; returns bytes read (maybe short

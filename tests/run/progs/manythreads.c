@@ -1,67 +1,153 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* N threads (argv[1], 1000 by default), each mallocing K blocks
-   (argv[2], 10) of 1000 + i bytes and keeping them, all at once once
-   every thread is there (a burst of allocations, the last ones after
-   Massif's last interval snapshot); once all have, main prints "ready
-   PID" and every thread waits in pause() until the process is killed
-   (signals.sh kills it with SIGTERM). Small stacks, so that a thousand
-   threads fit anywhere. */
+/* Many threads at once, for tests/run/manythreads.sh: more than the 1024
+   the inline path's thread table once held.
+
+   usage: manythreads N SIZE
+   Starts N threads (64 KiB stacks) that wait, says "ready\n" on stdout
+   once all of them wait, then reads one-byte commands on stdin:
+     a   every thread mallocs SIZE bytes (in thread_alloc) and fills them;
+         answered "allocated\n" once all of them hold theirs
+     f   every thread checks its block and frees it; answered "freed\n"
+   At end of file the threads end and are joined; it says "bye\n" and
+   exits 0, or 1 when a check failed (with a line on stderr). Under
+   --threshold=0 the peak holds exactly N * SIZE bytes in thread_alloc.
+   No stdio: its buffers would be allocations of their own. */
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define STACK_SIZE (64 * 1024)
+#define NOINLINE __attribute__((noinline))
 
-static int n_blocks;
-static pthread_barrier_t all_there, all_allocated;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t go = PTHREAD_COND_INITIALIZER;   /* a new command */
+static pthread_cond_t done = PTHREAD_COND_INITIALIZER; /* a thread did it */
+static unsigned gen;   /* commands given */
+static char cmd;       /* the last one, 0 at the end */
+static long n_done;    /* threads done with the last command */
+static long n_waiting; /* threads started and waiting */
+static size_t size;
+static int failed;
 
-static void *worker(void *arg)
+static void
+say(const char *s)
 {
-	(void)arg;
-	pthread_barrier_wait(&all_there);
-	for (int i = 0; i < n_blocks; i++) {
-		char *p = malloc(1000 + (size_t)i);
+	ssize_t w = write(1, s, strlen(s));
+	(void)w;
+}
 
-		if (!p)
-			abort();
-		memset(p, 1, 1000 + (size_t)i);
+static void
+complain(const char *s)
+{
+	ssize_t w = write(2, s, strlen(s));
+	(void)w;
+	failed = 1;
+}
+
+static NOINLINE unsigned char *
+thread_alloc(size_t n, unsigned tag)
+{
+	unsigned char *p = malloc(n);
+	if (p)
+		memset(p, (int)(tag & 0xff), n);
+	return p;
+}
+
+static NOINLINE void
+thread_free(unsigned char *p, size_t n, unsigned tag)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (unsigned char)(tag & 0xff)) {
+			complain("manythreads: a block was overwritten\n");
+			break;
+		}
+	free(p);
+}
+
+static void *
+thread_main(void *arg)
+{
+	unsigned tag = (unsigned)(unsigned long)arg;
+	unsigned char *block = NULL;
+	unsigned seen = 0;
+	pthread_mutex_lock(&lock);
+	n_waiting++;
+	pthread_cond_broadcast(&done);
+	for (;;) {
+		while (gen == seen)
+			pthread_cond_wait(&go, &lock);
+		seen = gen;
+		char c = cmd;
+		pthread_mutex_unlock(&lock);
+		if (c == 'a' && !block) {
+			block = thread_alloc(size, tag);
+			if (!block)
+				complain("manythreads: malloc failed\n");
+		} else if (c == 'f' && block) {
+			thread_free(block, size, tag);
+			block = NULL;
+		}
+		pthread_mutex_lock(&lock);
+		n_done++;
+		pthread_cond_broadcast(&done);
+		if (!c)
+			break;
 	}
-	pthread_barrier_wait(&all_allocated);
-	for (;;)
-		pause();
+	pthread_mutex_unlock(&lock);
+	if (block)
+		thread_free(block, size, tag);
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* Give every thread command C and wait until all of them did it. */
+static void
+command(char c, long n)
 {
-	int n_threads = argc > 1 ? atoi(argv[1]) : 1000;
+	pthread_mutex_lock(&lock);
+	cmd = c;
+	gen++;
+	n_done = 0;
+	pthread_cond_broadcast(&go);
+	while (n_done < n)
+		pthread_cond_wait(&done, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 3) {
+		complain("usage: manythreads N SIZE\n");
+		return 2;
+	}
+	long n = atol(argv[1]);
+	size = (size_t)atol(argv[2]);
+	pthread_t *t = calloc((size_t)n, sizeof(*t));
 	pthread_attr_t attr;
-
-	n_blocks = argc > 2 ? atoi(argv[2]) : 10;
-	if (n_threads < 1 || n_blocks < 0 ||
-	    pthread_barrier_init(&all_there, NULL, (unsigned)n_threads + 1) ||
-	    pthread_barrier_init(&all_allocated, NULL,
-				 (unsigned)n_threads + 1) ||
-	    pthread_attr_init(&attr) ||
-	    pthread_attr_setstacksize(&attr, STACK_SIZE))
-		return 1;
-	for (int i = 0; i < n_threads; i++) {
-		pthread_t t;
-
-		if (pthread_create(&t, &attr, worker, NULL)) {
-			perror("pthread_create");
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (long i = 0; i < n; i++)
+		if (pthread_create(&t[i], &attr, thread_main,
+				   (void *)(unsigned long)(i + 1))) {
+			complain("manythreads: cannot create a thread\n");
 			return 1;
 		}
+	pthread_mutex_lock(&lock);
+	while (n_waiting < n)
+		pthread_cond_wait(&done, &lock);
+	pthread_mutex_unlock(&lock);
+	say("ready\n");
+	char c;
+	while (read(0, &c, 1) == 1) {
+		if (c != 'a' && c != 'f')
+			continue;
+		command(c, n);
+		say(c == 'a' ? "allocated\n" : "freed\n");
 	}
-	pthread_barrier_wait(&all_there);
-	pthread_barrier_wait(&all_allocated);
-	/* No stdio: its buffer would be an allocation after the burst. */
-	char line[32];
-	int n = snprintf(line, sizeof(line), "ready %d\n", (int)getpid());
-	if (write(1, line, (size_t)n) != n)
-		return 1;
-	for (;;)
-		pause();
+	command(0, n);
+	for (long i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	say("bye\n");
+	return failed;
 }

@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "common/err.h"
+#include "common/monotonic.h"
 #include "common/xalloc.h"
 #include "tracer/inline/inline.h"
 #include "tracer/leak/leak.h"
@@ -46,13 +47,6 @@
 #define STACK_SCAN (256 * 1024) /* bytes above each stack pointer searched
 				   for a saved pc inside a slot */
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 held(struct tracee *tc, bool injectable)
@@ -264,7 +258,7 @@ wait_stopped(struct tracer *t, const sigset_t *chld, size_t left,
 			break;
 		if (reaped && count_running(t) <= left)
 			break; /* not to sleep once everything has stopped */
-		uint64_t now = now_ms();
+		uint64_t now = ht_monotonic_ms();
 		if (now >= deadline) {
 			if (!left)
 				ht_warn("detach: %zu threads did not stop; they "
@@ -292,7 +286,7 @@ quiesce(struct tracer *t, pid_t **late, size_t *n_late)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
-	uint64_t deadline = now_ms() + QUIESCE_TIMEOUT_MS;
+	uint64_t deadline = ht_monotonic_ms() + QUIESCE_TIMEOUT_MS;
 	interrupt_all(t, late, n_late);
 	if (*n_late) {
 		wait_stopped(t, &chld, *n_late, deadline);
@@ -303,8 +297,8 @@ quiesce(struct tracer *t, pid_t **late, size_t *n_late)
 		}
 		/* they stop at once, even after a first wave that timed
 		   out */
-		if (deadline < now_ms() + 1000)
-			deadline = now_ms() + 1000;
+		if (deadline < ht_monotonic_ms() + 1000)
+			deadline = ht_monotonic_ms() + 1000;
 	}
 	wait_stopped(t, &chld, 0, deadline);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "common/err.h"
+#include "common/monotonic.h"
 
 #define OWN_COPY_BEFORE_NS 100000000ULL /* a delivery this much before
 					   heaptrace's handler ran is the
@@ -66,13 +67,6 @@ static int deciding_sig;  /* 0, or the signal being decided */
 static uint64_t deciding_since;
 static uint64_t delivered_ns[FORWARD_SIGNALS]; /* the program's last copy */
 
-static uint64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int
 signal_index(int sig)
@@ -97,7 +91,7 @@ on_stop_signal(int sig)
 	   (SA_NODEFER) runs to its end before this one goes on. */
 	int n = __atomic_fetch_add(&n_caught, 1, __ATOMIC_RELAXED);
 	caught_sig[n % CAUGHT_MAX] = sig;
-	caught_ns[n % CAUGHT_MAX] = monotonic_ns();
+	caught_ns[n % CAUGHT_MAX] = ht_monotonic_ns();
 	ondemand_wake();
 	errno = saved;
 }
@@ -169,7 +163,7 @@ forward_delivered(struct tracer *t, struct tracee *tc, int sig)
 {
 	int i = signal_index(sig);
 	if (i >= 0 && active && tc->proc && tc->proc->pid == t->target)
-		delivered_ns[i] = monotonic_ns();
+		delivered_ns[i] = ht_monotonic_ns();
 }
 
 /* Whether SIG is pending in PID, for the process or its main thread

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/monotonic.h"
 #include "common/xalloc.h"
 #include "tracer/inline/inline.h"
 #include "tracer/leak/leak.h"
@@ -795,13 +796,6 @@ tracer_init(struct tracer *t, const struct ht_options *opt,
 	t->t0_ms = tracer_now_ms(t);
 }
 
-static uint64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* Whether a word W watches changed since it was armed: a stub rang its
    ring's doorbell. */
@@ -850,7 +844,7 @@ cpu_relax(void)
 static void
 spin_wait(struct tracer *t, const struct idle_wait *w, const sigset_t *chld)
 {
-	uint64_t start = monotonic_ns();
+	uint64_t start = ht_monotonic_ns();
 	for (unsigned i = 1;; i++) {
 		if (doorbell_rung(w))
 			return;
@@ -858,7 +852,7 @@ spin_wait(struct tracer *t, const struct idle_wait *w, const sigset_t *chld)
 		if (i % SPIN_CHECK)
 			continue;
 		if (chld_taken(chld) || inline_pending_all(t) >= SPIN_BATCH ||
-		    monotonic_ns() - start >= SPIN_SLICE_NS)
+		    ht_monotonic_ns() - start >= SPIN_SLICE_NS)
 			return;
 		sched_yield();
 	}
@@ -930,9 +924,9 @@ tracer_loop(struct tracer *t)
 		idle_arm(t, &idle);
 		if (inline_drain_all(t) > 0) {
 			idle_us = 0;
-			last_records = monotonic_ns();
+			last_records = ht_monotonic_ns();
 		} else if (polling &&
-			   monotonic_ns() - last_records < SPIN_WINDOW_NS) {
+			   ht_monotonic_ns() - last_records < SPIN_WINDOW_NS) {
 			spin_wait(t, &idle, &chld);
 		} else {
 			idle_us = idle_us ? (idle_us * 2 > max_idle_us

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/monotonic.h"
 #include "common/xalloc.h"
 #include "tracer/inline/tsc.h"
 
@@ -650,13 +651,6 @@ item_done(struct tracer_ring_item *it)
 		memset(&it->cap, 0, sizeof(it->cap));
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Wait for the record at TAIL to be committed, until *DEADLINE (set on the
    first wait of a drain, from WAIT_NS). Returns false on timeout. */
@@ -673,7 +667,7 @@ wait_commit(struct tracer_ring *r, uint64_t tail, uint64_t wait_ns,
 			return true;
 		__builtin_ia32_pause();
 	}
-	uint64_t now = now_ns();
+	uint64_t now = ht_monotonic_ns();
 	if (!*deadline)
 		*deadline = now + wait_ns;
 	while (now < *deadline) {
@@ -682,7 +676,7 @@ wait_commit(struct tracer_ring *r, uint64_t tail, uint64_t wait_ns,
 		r->st.sleeps++;
 		if (__atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE))
 			return true;
-		now = now_ns();
+		now = ht_monotonic_ns();
 	}
 	return false;
 }

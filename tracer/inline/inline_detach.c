@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/monotonic.h"
 #include "common/xalloc.h"
 #include "tracer/inline/stub_blob.h"
 #include "tracer/inline/tramp.h"
@@ -63,13 +64,6 @@
 #define STACK_SCAN_MAX (8u << 20) /* bytes above a stack pointer searched */
 #define RING_PAGE 4096            /* what stays of the ring: its header */
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* ---- Where the inline code is ---- */
 
@@ -680,7 +674,7 @@ reap(struct runner *rs, size_t n, const sigset_t *chld, uint64_t deadline)
 				runner_status(r, 0); /* gone: "exited" */
 			running += r->running;
 		}
-		if (!running || now_ms() >= deadline)
+		if (!running || ht_monotonic_ms() >= deadline)
 			return;
 		struct timespec ts = { .tv_nsec = 1000000L };
 		sigtimedwait(chld, NULL, &ts);
@@ -787,7 +781,7 @@ run_slice(struct runner *rs, size_t n, pid_t pid, const sigset_t *chld,
 			r->stuck = !r->gone;
 		}
 	}
-	reap(rs, n, chld, now_ms() + slice);
+	reap(rs, n, chld, ht_monotonic_ms() + slice);
 	for (size_t i = 0; i < n; i++) {
 		struct runner *r = &rs[i];
 		if (!r->running)
@@ -798,7 +792,7 @@ run_slice(struct runner *rs, size_t n, pid_t pid, const sigset_t *chld,
 	}
 	/* An interrupt is taken at once, but by a thread in an
 	   uninterruptible sleep. */
-	reap(rs, n, chld, now_ms() + 1000);
+	reap(rs, n, chld, ht_monotonic_ms() + 1000);
 	for (size_t i = 0; i < n; i++) {
 		struct runner *r = &rs[i];
 		if (r->running) {
@@ -864,18 +858,18 @@ run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old);
-	uint64_t t0 = now_ms(), deadline = t0 + RUN_OUT_MS, pass_ms = 0;
+	uint64_t t0 = ht_monotonic_ms(), deadline = t0 + RUN_OUT_MS, pass_ms = 0;
 	unsigned slice = 1, rounds = 0;
-	for (size_t left = n; left && now_ms() < deadline; rounds++) {
+	for (size_t left = n; left && ht_monotonic_ms() < deadline; rounds++) {
 		bool recording = !passing(h);
 		run_slice(rs, n, p->pid, &chld, slice);
 		if (own)
 			drain(t, p, by, 0); /* all held: no record to wait for */
 		writing = look(c, h, p->pid, rs, n, &left);
-		if (recording && (!writing || now_ms() >= deadline)) {
+		if (recording && (!writing || ht_monotonic_ms() >= deadline)) {
 			set_pass(h);
-			pass_ms = now_ms() - t0;
-			deadline = now_ms() + RUN_OUT_MS;
+			pass_ms = ht_monotonic_ms() - t0;
+			deadline = ht_monotonic_ms() + RUN_OUT_MS;
 			if (writing)
 				ht_debug("process %d: %zu threads still inside "
 					 "a record after %llu ms: the stubs pass "
@@ -886,7 +880,7 @@ run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 	}
 	if (!passing(h)) {
 		set_pass(h); /* none left inside, the last look told */
-		pass_ms = now_ms() - t0;
+		pass_ms = ht_monotonic_ms() - t0;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	size_t out = 0;
@@ -902,7 +896,7 @@ run_out(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 			 (int)p->pid, (unsigned long long)pass_ms);
 	ht_debug("process %d: %zu of %zu threads ran out of the inline stub "
 		 "in %u rounds, %llu ms", (int)p->pid, out, n, rounds,
-		 (unsigned long long)(now_ms() - t0));
+		 (unsigned long long)(ht_monotonic_ms() - t0));
 	free(rs);
 }
 

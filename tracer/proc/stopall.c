@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/monotonic.h"
 #include "common/xalloc.h"
 
 /* Long enough for busy threads on an overloaded machine to be scheduled
@@ -62,13 +63,6 @@ is_interrupt_stop(int status)
 	       !status_is_group_stop(status);
 }
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Thread TID's state letter in /proc (R, S, D, Z...), 'X' when gone. */
 static char
@@ -264,7 +258,7 @@ wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 	for (size_t i = 0; i < s->n; i++)
 		u64map_put(&index, (uint64_t)s->threads[i].tid, i + 1);
 	size_t waiting = count_waiting(s);
-	uint64_t deadline = now_ms() + STOP_TIMEOUT_MS;
+	uint64_t deadline = ht_monotonic_ms() + STOP_TIMEOUT_MS;
 	int err = 0;
 	while (!err && waiting) {
 		int status;
@@ -284,7 +278,7 @@ wait_stops(struct tracer *t, struct tproc *p, struct stopall *s)
 				err = -errno;
 			continue;
 		}
-		uint64_t now = now_ms();
+		uint64_t now = ht_monotonic_ms();
 		if (now >= deadline) {
 			err = -ETIMEDOUT;
 			break;
@@ -306,7 +300,7 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	      struct stopall *s)
 {
 	*s = (struct stopall){ .resume_req = t->resume_req };
-	uint64_t t0 = now_ms();
+	uint64_t t0 = ht_monotonic_ms();
 	/* Two waves: the threads asleep first, which take long to stop all
 	   (each has to be woken and scheduled: 60 ms for a thousand on two
 	   CPUs), then those at work (task_at_work), which stop at once. A
@@ -318,7 +312,7 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	interrupt_threads(t, p, self, s, &late, &n_late);
 	size_t first = s->n;
 	int err = count_waiting(s) ? wait_stops(t, p, s) : 0;
-	uint64_t t1 = now_ms();
+	uint64_t t1 = ht_monotonic_ms();
 	if (!err && n_late) {
 		first = s->n;
 		interrupt_late(t, s, late, n_late);
@@ -328,8 +322,8 @@ stopall_begin(struct tracer *t, struct tproc *p, pid_t self,
 	if (s->n)
 		ht_debug("process %d: %zu other threads held in %llu ms, the "
 			 "last %zu (running) in %llu ms", (int)p->pid, s->n,
-			 (unsigned long long)(now_ms() - t0), s->n - first,
-			 (unsigned long long)(now_ms() - t1));
+			 (unsigned long long)(ht_monotonic_ms() - t0), s->n - first,
+			 (unsigned long long)(ht_monotonic_ms() - t1));
 	/* The interrupt stops not seen here reach the loop, which resumes
 	   them. */
 	for (size_t i = 0; i < s->n; i++) {

@@ -34,7 +34,7 @@
 #  one_error STATUS LINE CMD... CMD exits STATUS, says nothing on stdout
 #                    and only LINE on stderr (LINE ending in "...": a line
 #                    starting with what comes before)
-#  wait_for FILE TEXT        up to 10 s for TEXT to appear in FILE
+#  wait_for FILE TEXT [SECONDS]  up to SECONDS (10) for TEXT in FILE
 #  wait_gone PID SECONDS     up to SECONDS for PID to be gone
 #  alive PID                 whether PID still runs
 #  describe PID              its state, its threads' states, where it sleeps
@@ -217,10 +217,10 @@ one_error() {
 	[ "$fails" -eq "$before" ]
 }
 
-# wait_for FILE TEXT: up to 10 s for TEXT (a grep pattern) to appear in
-# FILE; returns 1 if it did not.
+# wait_for FILE TEXT [SECONDS]: up to SECONDS (10) for TEXT (a grep
+# pattern) to appear in FILE; returns 1 if it did not.
 wait_for() {
-	for _ in $(seq 100); do
+	for _ in $(seq $((${3:-10} * 10))); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done

@@ -25,16 +25,6 @@ scratch
 size=1000
 opts=(--time-unit=B --threshold=0 --peak-inaccuracy=0 --stats=yes)
 
-# waits FILE TEXT: up to 60 s for TEXT in FILE (a thousand threads on a
-# loaded machine take longer than lib.sh's wait_for allows).
-waits() {
-	for _ in $(seq 600); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # check_profile OUT THREADS: the peak holds THREADS x $size bytes in
 # thread_alloc; no call went unrecorded.
 check_profile() {
@@ -67,11 +57,11 @@ case_attach() {
 	timeout -k 100 150 "$ht" attach -v "${opts[@]}" \
 		--massif-out-file="$tmp/m" "$target" 2>>"$tmp/ht.err" &
 	local h=$!
-	waits "$tmp/ht.err" "attached, " || fail "heaptrace did not attach"
+	wait_for "$tmp/ht.err" "attached, " 60 || fail "heaptrace did not attach"
 	printf a >&9
-	waits "$tmp/many.out" allocated || fail "the threads did not allocate"
+	wait_for "$tmp/many.out" allocated 60 || fail "the threads did not allocate"
 	printf f >&9
-	waits "$tmp/many.out" freed || fail "the threads did not free"
+	wait_for "$tmp/many.out" freed 60 || fail "the threads did not free"
 	kill -INT $h
 	wait $h || fail "heaptrace exit $?"
 	printf af >&9 # once more, detached

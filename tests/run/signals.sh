@@ -95,14 +95,15 @@ last_heap() {
 		END { print h, e }' "$1"
 }
 
-# run_start NAME MODE: heaptrace run on the program in MODE, in the
-# background (stdin a FIFO on fd 9; files $tmp/NAME.*); sets $target,
-# $tracer and $group once the program said "ready".
-run_start() {
+# launch NAME MODE PREFIX...: PREFIX... heaptrace run on the program in
+# MODE, in the background (stdin a FIFO on fd 9; files $tmp/NAME.*);
+# sets $target and $tracer once the program said "ready".
+launch() {
 	local name=$1 mode=$2
+	shift 2
 	mkfifo "$tmp/$name.in" || exit 99
 	(
-		"${isolated[@]}" "$ht" run --time-unit=B \
+		"$@" "$ht" run --time-unit=B \
 			--massif-out-file="$tmp/$name.massif" -- "$prog" "$mode" \
 			<"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err"
 		echo $? >"$tmp/$name.status"
@@ -112,12 +113,18 @@ run_start() {
 		harness "$name: the program did not start: $(head -c 300 "$tmp/$name.err")"
 	target=$(awk '/^ready/ { print $2 }' "$tmp/$name.out")
 	tracer=$(tracer_of "$target")
+	pids+=("$target" "$tracer")
+}
+
+# run_start NAME MODE: launch in a session of heaptrace's own; sets
+# $group too, which heaptrace leads.
+run_start() {
+	launch "$1" "$2" "${isolated[@]}"
 	[ -n "$tracer" ] && [ "$tracer" != 0 ] ||
-		harness "$name: process $target is not traced"
+		harness "$1: process $target is not traced"
 	group=$(stat_field "$tracer" 5)
 	[ "$group" = "$tracer" ] ||
-		harness "$name: heaptrace ($tracer) does not lead its process group ($group)"
-	pids+=("$target" "$tracer")
+		harness "$1: heaptrace ($tracer) does not lead its process group ($group)"
 }
 
 # allocate NAME N: "alloc" to the program, until its Nth "allocated".
@@ -242,20 +249,7 @@ run_lives() {
 # run_timeout: heaptrace run under timeout, the program handling SIGTERM.
 run_timeout() {
 	local name=timeout caught
-	mkfifo "$tmp/$name.in" || exit 99
-	(
-		env --default-signal=INT,TERM,HUP timeout -s TERM 1 \
-			"$ht" run --time-unit=B --massif-out-file="$tmp/$name.massif" \
-			-- "$prog" handle \
-			<"$tmp/$name.in" >"$tmp/$name.out" 2>"$tmp/$name.err"
-		echo $? >"$tmp/$name.status"
-	) &
-	exec 9>"$tmp/$name.in"
-	wait_for "$tmp/$name.out" '^ready' ||
-		harness "$name: the program did not start: $(head -c 300 "$tmp/$name.err")"
-	target=$(awk '/^ready/ { print $2 }' "$tmp/$name.out")
-	tracer=$(tracer_of "$target")
-	pids+=("$target" "$tracer")
+	launch "$name" handle env --default-signal=INT,TERM,HUP timeout -s TERM 1
 	wait_for "$tmp/$name.out" '^caught' ||
 		fail "$name: the program did not get timeout's SIGTERM"
 	sleep 0.5

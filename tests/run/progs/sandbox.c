@@ -45,10 +45,6 @@
 			   offsetof(struct seccomp_data, arch))
 #define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, \
 			 offsetof(struct seccomp_data, nr))
-/* Return ACTION when the call is NR, else go on. */
-#define ON(nr, action) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-		       BPF_STMT(BPF_RET | BPF_K, (action))
-
 static int
 install(struct sock_filter *code, unsigned short len)
 {
@@ -56,36 +52,33 @@ install(struct sock_filter *code, unsigned short len)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
+/* Install a filter that returns ACTION for each of the N calls NRS (at
+   most 4) and allows every other call. */
 static int
-install_pair(unsigned nr1, unsigned nr2, unsigned action)
+install_for(const unsigned *nrs, unsigned n, unsigned action)
 {
-	struct sock_filter code[] = {
+	struct sock_filter code[4 + 2 * 4] = {
 		LOAD_ARCH,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		LOAD_NR,
-		ON(nr1, action),
-		ON(nr2, action),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	return install(code, sizeof(code) / sizeof(*code));
+	unsigned short len = 4;
+	for (unsigned i = 0; i < n && i < 4; i++) {
+		code[len++] = (struct sock_filter)
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i], 0, 1);
+		code[len++] = (struct sock_filter)
+			BPF_STMT(BPF_RET | BPF_K, action);
+	}
+	code[len++] = (struct sock_filter)
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	return install(code, len);
 }
 
-static int
-install_triple(unsigned nr1, unsigned nr2, unsigned nr3, unsigned action)
-{
-	struct sock_filter code[] = {
-		LOAD_ARCH,
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		LOAD_NR,
-		ON(nr1, action),
-		ON(nr2, action),
-		ON(nr3, action),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	return install(code, sizeof(code) / sizeof(*code));
-}
+#define INSTALL(action, ...) \
+	install_for((const unsigned[]){ __VA_ARGS__ }, \
+		    sizeof((const unsigned[]){ __VA_ARGS__ }) / sizeof(unsigned), \
+		    (action))
 
 #define DENY (SECCOMP_RET_ERRNO | EPERM)
 
@@ -103,23 +96,20 @@ sandbox(const char *filter, int *openat_denied)
 		return -1;
 	if (strcmp(filter, "errno-openat") == 0) {
 		*openat_denied = 1;
-		return install_pair(SYS_openat, SYS_open, DENY);
+		return INSTALL(DENY, SYS_openat, SYS_open);
 	}
 	if (strcmp(filter, "kill-openat") == 0)
-		return install_pair(SYS_openat, SYS_open,
-				    SECCOMP_RET_KILL_PROCESS);
+		return INSTALL(SECCOMP_RET_KILL_PROCESS, SYS_openat, SYS_open);
 	if (strcmp(filter, "kill-memfd") == 0)
-		return install_triple(SYS_openat, SYS_open, SYS_memfd_create,
-				      SECCOMP_RET_KILL_PROCESS);
+		return INSTALL(SECCOMP_RET_KILL_PROCESS, SYS_openat, SYS_open,
+			       SYS_memfd_create);
 	if (strcmp(filter, "memfd") == 0)
-		return install_pair(SYS_memfd_create, SYS_memfd_create,
-				    SECCOMP_RET_KILL_PROCESS);
+		return INSTALL(SECCOMP_RET_KILL_PROCESS, SYS_memfd_create);
 	if (strcmp(filter, "two") == 0) {
 		*openat_denied = 1;
-		if (install_pair(SYS_openat, SYS_open, DENY))
+		if (INSTALL(DENY, SYS_openat, SYS_open))
 			return -1;
-		return install_pair(SYS_memfd_create, SYS_memfd_create,
-				    SECCOMP_RET_KILL_PROCESS);
+		return INSTALL(SECCOMP_RET_KILL_PROCESS, SYS_memfd_create);
 	}
 	errno = EINVAL;
 	return -1;
@@ -157,7 +147,7 @@ main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[1], "--contain") == 0) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    install_pair(SYS_acct, SYS_acct, DENY)) {
+		    INSTALL(DENY, SYS_acct)) {
 			perror("seccomp");
 			return 2;
 		}

@@ -48,7 +48,7 @@ struct tracer_ring {
 /* Buckets of the sampled-address set (sample.h): 2 MiB of the ring's
    file, memory only where keys were written, room for 229 376 blocks
    sampled and live at once (at 512 KiB, a heap of over 100 GiB). */
-#define SAMPLE_SET_BUCKETS (1u << 15)
+#define SAMPLE_SET_SHIFT (64 - 15)
 
 static bool
 is_pow2(uint64_t x)
@@ -204,8 +204,7 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	uint64_t set_off = rule_off +
 			   (uint64_t)rule_cap * sizeof(struct ring_rule);
 	set_off = (set_off + page - 1) & ~(page - 1);
-	uint64_t data_off = set_off + (uint64_t)SAMPLE_SET_BUCKETS *
-					      sizeof(struct sample_bucket);
+	uint64_t data_off = set_off + sample_set_bytes(SAMPLE_SET_SHIFT);
 	data_off = (data_off + page - 1) & ~(page - 1);
 
 	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
@@ -236,7 +235,7 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	h->rule_cap = rule_cap;
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
 	h->set_off = set_off;
-	h->set_shift = 64 - (uint32_t)__builtin_ctz(SAMPLE_SET_BUCKETS);
+	h->set_shift = SAMPLE_SET_SHIFT;
 	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
@@ -371,12 +370,13 @@ tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
 {
 	uint32_t ds, ss;
 	struct sample_bucket *d = tracer_ring_sample_set(dst, &ds);
-	const struct sample_bucket *s = tracer_ring_sample_set(src, &ss);
+	struct sample_bucket *s = tracer_ring_sample_set(src, &ss);
 	if (ds != ss)
 		return;
 	/* Bucket by bucket, the empty ones left alone: they are holes in
 	   the child's file, and writing zeroes would make them memory. */
-	for (uint64_t i = 0; i < (1ULL << (64 - ss)); i++) {
+	uint64_t n = 1ULL << (64 - ss);
+	for (uint64_t i = 0; i < n; i++) {
 		const uint64_t *w = (const uint64_t *)&s[i];
 		for (unsigned j = 0; j < 8; j++) {
 			if (w[j]) {
@@ -385,6 +385,7 @@ tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
 			}
 		}
 	}
+	memcpy(sample_set_homed(d, ds), sample_set_homed(s, ss), n);
 	__atomic_store_n(&dst->h->set_full,
 			 __atomic_load_n(&src->h->set_full, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);

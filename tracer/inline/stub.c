@@ -550,7 +550,7 @@ sampled_forget(struct ring_header *h, uint64_t addr)
 
 /* A free-like call when sampling: only the free of a sampled block is
    recorded, at entry as ever; the others cost one look at the set. */
-static uint64_t
+static __attribute__((noinline)) uint64_t
 sampled_free(struct ring_header *h, struct stub_frame *f,
 	     const struct ring_fn *d)
 {
@@ -664,8 +664,8 @@ sampled_alloc(struct ring_header *h, struct ring_thread *t,
    before ring_recording says to record, and nothing at all after the
    original returns unless it still says so: a detach unmaps the rest of
    the ring while threads may still be inside an original. */
-uint64_t
-stub_call(struct stub_frame *f)
+static __attribute__((noinline)) uint64_t
+stub_call_full(struct stub_frame *f)
 {
 	struct ring_header *h = stub_ring;
 	const struct ring_fn *d = &h->fns[f->idx];
@@ -735,4 +735,55 @@ stub_call(struct stub_frame *f)
 		break;
 	}
 	return rv;
+}
+
+/* An allocation when sampling, on its way: the common case, not sampled
+   on a thread with no call in progress, costs the thread's counter and
+   is_internal's fields around the original; the others go the whole
+   way. */
+static __attribute__((noinline)) uint64_t
+stub_alloc_fast(struct ring_header *h, const struct ring_fn *d,
+		struct stub_frame *f)
+{
+	uint64_t tcb;
+	__asm__("movq %%fs:0, %0" : "=r"(tcb));
+	struct ring_thread *t = ring_thread_lookup(h, tcb);
+	if (!t || t->outer_rsp)
+		return stub_call_full(f); /* unknown, or maybe internal */
+	uint64_t size = call_size(d, f);
+	int64_t left = t->sample_left - (int64_t)size;
+	if (size >= h->sample_interval || left <= 0)
+		return stub_call_full(f); /* sampled */
+	t->sample_left = left;
+	t->sample_calls++;
+	volatile struct ring_thread *vt = t;
+	vt->outer_lo = d->obj_lo;
+	vt->outer_hi = d->obj_hi;
+	vt->outer_rsp = (uint64_t)&f->ret;
+	uint64_t rv = call_orig(d, f);
+	if (ring_recording(h))
+		vt->outer_rsp = 0;
+	return rv;
+}
+
+/* The common calls when sampling are kept apart from stub_call_full, so
+   that they pay for none of its frame: the free of a block not sampled
+   (one byte of the set read, then a jump to the original), and an
+   allocation (stub_alloc_fast). Realloc and everything else go the
+   whole way. */
+uint64_t
+stub_call(struct stub_frame *f)
+{
+	struct ring_header *h = stub_ring;
+	const struct ring_fn *d = &h->fns[f->idx];
+	if (!h->sample_interval || d->cls > RING_CLASS_POSIX_MEMALIGN ||
+	    d->cls == RING_CLASS_REALLOC || !ring_recording(h))
+		return stub_call_full(f);
+	if (d->cls != RING_CLASS_FREE)
+		return stub_alloc_fast(h, d, f);
+	if (!f->arg[0] ||
+	    (!sample_set_may_hold(sample_set(h), h->set_shift, f->arg[0]) &&
+	     !__atomic_load_n(&h->set_full, __ATOMIC_RELAXED)))
+		return call_orig(d, f);
+	return sampled_free(h, f, d);
 }

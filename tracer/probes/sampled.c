@@ -31,8 +31,7 @@ set_of(struct tproc *p, uint32_t *shift, uint32_t **full)
 	}
 	if (!p->sampled) {
 		p->sampled_shift = OWN_SET_SHIFT;
-		p->sampled = ht_xcalloc(1ULL << (64 - OWN_SET_SHIFT),
-					sizeof(struct sample_bucket));
+		p->sampled = ht_xcalloc(1, sample_set_bytes(OWN_SET_SHIFT));
 	}
 	*shift = p->sampled_shift;
 	*full = &p->sampled_full;

@@ -62,7 +62,7 @@ struct scratch {
 #define LOADER_MAX_SYMBOLS 48
 
 /* Bytes of one bucket of a set of sampled addresses
-   (tracer/inline/sample.h). */
+   (tracer/inline/sample.h), each with one byte more (its count). */
 #define SAMPLED_BUCKET_BYTES 64
 
 /* One traced process (thread group) and its probes. Forked children get

@@ -50,7 +50,7 @@ proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 		p->sampled = ht_xmemdup_array(parent->sampled,
 					      1ULL << (64 - parent->sampled_shift),
 					      1ULL << (64 - parent->sampled_shift),
-					      SAMPLED_BUCKET_BYTES);
+					      SAMPLED_BUCKET_BYTES + 1);
 	p->mem_fd = open_mem(child);
 	p->probes = ht_xmemdup_array(parent->probes, parent->n_probes,
 			      parent->cap_probes, sizeof(*p->probes));

@@ -76,23 +76,31 @@ sample_log2(uint64_t x)
 /* ln 2 in Q0.32, rounded. */
 #define SAMPLE_LN2_Q32 2977044472ULL
 
-/* A gap to the next sample point: exponentially distributed with mean
-   INTERVAL, in whole bytes, at least 1. -ln(U) for U uniform in (0, 1]
-   on a grid of 2^-52 (X / 2^52, X in [1, 2^52]) is (52 - log2 X) ln 2.
-   Unbiased to far below what any test can see: the logarithm is exact to
-   2^-24 (its rounding down lengthens a gap by at most 4e-8 of it), the
-   grid cuts off the tail past 36 intervals (a probability of 2^-52), and
-   the gap is rounded to the nearest byte (no systematic shift). */
+/* The gap -ln(X / 2^52) x INTERVAL in whole bytes, rounded, at least 1,
+   for 1 <= X <= 2^52: (52 - log2 X) ln 2 x INTERVAL. */
 static inline uint64_t
-sample_gap(uint64_t *s, uint64_t interval)
+sample_gap_of(uint64_t x, uint64_t interval)
 {
-	uint64_t x = (sample_rand(s) >> 12) + 1;
 	uint64_t l = (52ULL << SAMPLE_LOG_FRAC) - sample_log2(x);
 	unsigned __int128 g = (unsigned __int128)interval * l * SAMPLE_LN2_Q32;
 	uint32_t shift = SAMPLE_LOG_FRAC + 32u;
 	uint64_t gap = (uint64_t)((g + ((unsigned __int128)1 << (shift - 1))) >>
 				  shift);
 	return gap ? gap : 1;
+}
+
+/* A gap to the next sample point: exponentially distributed with mean
+   INTERVAL, in whole bytes, at least 1: -ln(U) x INTERVAL for U uniform
+   in (0, 1] on a grid of 2^-52 (X / 2^52, X in [1, 2^52]). Unbiased to
+   far below what any test can see: the logarithm is exact to 2^-24 (its
+   rounding down lengthens a gap by at most 4e-8 of the interval), the
+   grid cuts off the tail past 36 intervals (a probability of 2^-52), and
+   the gap is rounded to the nearest byte (no systematic shift; the
+   clamp to 1 byte matters only for intervals of a few bytes). */
+static inline uint64_t
+sample_gap(uint64_t *s, uint64_t interval)
+{
+	return sample_gap_of((sample_rand(s) >> 12) + 1, interval);
 }
 
 /* The sampling decision for an allocation of SIZE bytes, given the

@@ -95,6 +95,40 @@ report_peak_heap(const struct report_profile *p)
 	return i < 0 ? 0 : p->massif.snaps[i].heap;
 }
 
+bool
+report_sampling(const struct report_profile *p, struct sites_sampling *out)
+{
+	return sites_sampling_of(p->has_sites ? &p->sites : NULL,
+				 p->massif.desc, out);
+}
+
+void
+report_sampling_text(FILE *out, const struct report_profile *p,
+		     const char *prefix)
+{
+	struct sites_sampling s;
+	char line[256];
+	if (!report_sampling(p, &s))
+		return;
+	sites_sampling_text(&s, line, sizeof(line));
+	fprintf(out, "%s%s\n", prefix, line);
+}
+
+void
+report_sampling_json(FILE *out, const struct report_profile *p)
+{
+	struct sites_sampling s;
+	if (!report_sampling(p, &s))
+		return;
+	fprintf(out, ", \"sampling\": {\"interval\": %" PRIu64 ", \"seed\": ",
+		s.interval);
+	if (s.has_seed)
+		fprintf(out, "%" PRIu64, s.seed);
+	else
+		fputs("null", out);
+	fputs(", \"estimated\": true}", out);
+}
+
 const char *
 report_label_text(const char *label)
 {
@@ -645,6 +679,7 @@ header_text(FILE *out, const struct report_profile *p)
 {
 	fprintf(out, "heaptrace report of %s\ncmd: %s\n", p->path,
 		profile_cmd(p));
+	report_sampling_text(out, p, "");
 }
 
 static void
@@ -751,6 +786,7 @@ profile_json(FILE *out, const struct report_profile *p)
 	report_json_string(out, time_unit(p));
 	fputs(", \"peak\": ", out);
 	peak_json(out, p);
+	report_sampling_json(out, p);
 	fputs("},\n", out);
 }
 

@@ -116,6 +116,49 @@ parse_i64(const char *s, size_t len, int64_t *v)
 	return true;
 }
 
+/* The decimal value of OPTION ("--sampling-interval=") in DESC. */
+static bool
+desc_option(const char *desc, const char *option, uint64_t *v)
+{
+	const char *p = desc ? strstr(desc, option) : NULL;
+	if (!p)
+		return false;
+	p += strlen(option);
+	return parse_u64(p, strspn(p, "0123456789"), v);
+}
+
+bool
+sites_sampling_of(const struct sites_file *sf, const char *desc,
+		  struct sites_sampling *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (sf && sf->has_sampling) {
+		out->interval = sf->sampling_interval;
+		out->seed = sf->sampling_seed;
+		out->has_seed = true;
+		return true;
+	}
+	if (!desc_option(desc, "--sampling-interval=", &out->interval) ||
+	    !out->interval)
+		return false;
+	out->has_seed = desc_option(desc, "--sampling-seed=", &out->seed);
+	return true;
+}
+
+void
+sites_sampling_text(const struct sites_sampling *s, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB" };
+	double v = (double)s->interval;
+	int u = 0;
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "sampled every %.1f %s: figures are estimated "
+		 "(error about sqrt(interval/bytes) per site)", v, units[u]);
+}
+
 static struct field *
 field_find(struct field *fields, size_t n, const char *key, size_t len)
 {

@@ -101,6 +101,22 @@ const struct sites_mapping *sites_mapping_of(const struct sites_file *f,
    starts with, above the code that called them. */
 bool sites_is_alloc_function(const char *fn);
 
+/* How a profile was sampled: from SF's sampling: line (SF may be NULL),
+   else from the Massif desc: line DESC's --sampling-interval= and
+   --sampling-seed= (DESC may be NULL). False for an exact profile. */
+struct sites_sampling {
+	uint64_t interval; /* bytes */
+	bool has_seed;
+	uint64_t seed;
+};
+bool sites_sampling_of(const struct sites_file *sf, const char *desc,
+		       struct sites_sampling *out);
+
+/* The line that says so in reports: "sampled every 512.0 KiB: figures
+   are estimated (error about sqrt(interval/bytes) per site)", into BUF. */
+void sites_sampling_text(const struct sites_sampling *s, char *buf,
+			 size_t len);
+
 /* The kind's name as the file spells it ("definite", ...). */
 const char *sites_kind_name(enum sites_kind k);
 

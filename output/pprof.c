@@ -54,17 +54,14 @@ struct pprof_job {
 	size_t cap_lines;
 };
 
-/* The sampling interval the profile says it was made at: the .sites
-   file's sampling: line, else the Massif desc:'s --sampling-interval=;
-   0 when exact. */
+/* The sampling interval the profile says it was made at (the .sites
+   file's, else the Massif desc:'s); 0 when exact. */
 static uint64_t
 sampling_interval(const struct pprof_job *j)
 {
-	if (j->has_sites && j->sites.has_sampling)
-		return j->sites.sampling_interval;
-	const char *d = j->massif.desc ? strstr(j->massif.desc,
-						 "--sampling-interval=") : NULL;
-	return d ? strtoull(d + strlen("--sampling-interval="), NULL, 10) : 0;
+	struct sites_sampling s;
+	return sites_sampling_of(j->has_sites ? &j->sites : NULL,
+				 j->massif.desc, &s) ? s.interval : 0;
 }
 
 /* The index of snapshot number N in M, or -1. */

@@ -142,6 +142,9 @@ massif-real)
 		/^mem_heap_B=/ { h[s] = substr($0, 12) }
 		/^heap_tree=peak/ { print h[s] }' v)
 	check v.pb.gz inuse_space="$peak" --types inuse_space --function fill
+	# Massif's inlined chain (two tree lines of one address): one location
+	grep -A1 ' make_block ' v.pb.gz.raw | grep -q '^ \{10,\}fill ' ||
+		fail "make_block's location has no second line for fill: $(grep -A1 make_block v.pb.gz.raw)"
 	top_total v.pb.gz inuse_space "$peak"
 	one_error 2 "heaptrace: report: v: no .sites file beside it, so the heap at the end is not known (--at=peak or the number of a detailed snapshot)" \
 		"$ht" report --format=pprof --at=end -o x.pb.gz v

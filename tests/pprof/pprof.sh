@@ -175,6 +175,27 @@ sampled)
 	expect_status 0 "$ht" report a.massif
 	grep -q "sampled" "$tmp/out" && fail "exact report says sampled"
 	;;
+sampled-run)
+	# PROG is progs/sampled.c of tests/run: its 10 blocks of 1 MiB are
+	# recorded at their size under any interval up to 1 MiB
+	"$ht" run --sampling-interval=64K --sampling-seed=7 \
+		--massif-out-file=m -- "$prog" one >out 2>err ||
+		harness "heaptrace run: $(cat err)"
+	grep -qx "sampling: interval=65536 seed=7" m.sites ||
+		fail "no sampling: line in m.sites"
+	expect_status 0 "$ht" report --format=pprof -o p.pb.gz m
+	check p.pb.gz $(sites_checks m.sites peak) --period 65536 \
+		--function take_big --build-id "$(build_id "$prog")"
+	go tool pprof -top -unit=B -sample_index=inuse_space p.pb.gz \
+		>top 2>&1 || fail "go tool pprof -top: $(cat top)"
+	grep -Eq '^ +10485760B .* big$' top ||
+		fail "big is not 10485760 B at the peak: $(grep -w big top)"
+	expect_status 0 "$ht" report --format=pprof --at=end -o e.pb.gz m
+	check e.pb.gz $(sites_checks m.sites end) --period 65536
+	expect_status 0 "$ht" report m
+	grep -qxF "sampled every 64.0 KiB: figures are estimated (error about sqrt(interval/bytes) per site)" "$tmp/out" ||
+		fail "report text: no sampling line: $(head -n 4 "$tmp/out")"
+	;;
 errors)
 	echo "not a profile" >junk
 	one_error 2 "heaptrace: report: junk..." "$ht" report --format=pprof -o x.pb.gz junk

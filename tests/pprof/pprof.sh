@@ -45,14 +45,32 @@ sites_sum() {
 		END { print s + 0 }' "$1"
 }
 
-# sites_checks SITES AT: check's arguments: the figures of SITES.
+# estimated_blocks FILE KEY: the sum over FILE's sites of KEY's bytes at
+# the site's mean block size (allocated / calls), rounded per site: a
+# sampled profile's inuse_objects.
+estimated_blocks() {
+	awk -v k="$2" '/^site: / { for (i = 3; i <= NF; i++) {
+			split($i, kv, "=")
+			v[kv[1]] = kv[2] }
+		if (v["allocated"] > 0)
+			s += int(v[k] * v["calls"] / v["allocated"] + 0.5) }
+		END { printf "%d\n", s }' "$1"
+}
+
+# sites_checks SITES AT: check's arguments: the figures of SITES (the
+# blocks of a sampled one estimated from its bytes).
 sites_checks() {
-	local inuse=peak blocks=peak_blocks
+	local inuse=peak blocks=peak_blocks objects
 	[ "$2" = end ] && inuse=leaked blocks=leaked_blocks
+	if grep -q '^sampling: ' "$1"; then
+		objects=$(estimated_blocks "$1" $inuse)
+	else
+		objects=$(sites_sum "$1" $blocks)
+	fi
 	echo "alloc_objects=$(sites_sum "$1" calls)" \
 		"alloc_space=$(sites_sum "$1" allocated)" \
 		"inuse_space=$(sites_sum "$1" $inuse)" \
-		"inuse_objects=$(sites_sum "$1" $blocks)"
+		"inuse_objects=$objects"
 }
 
 build_id() { # ELF: its GNU build ID
@@ -190,6 +208,11 @@ sampled-run)
 		>top 2>&1 || fail "go tool pprof -top: $(cat top)"
 	grep -Eq '^ +10485760B .* big$' top ||
 		fail "big is not 10485760 B at the peak: $(grep -w big top)"
+	# ... in 10 blocks, estimated from the bytes as the 10 calls were
+	go tool pprof -top -nodefraction=0 -sample_index=inuse_objects p.pb.gz >top 2>&1 ||
+		fail "go tool pprof -top: $(cat top)"
+	grep -Eq '^ +10 .* big$' top ||
+		fail "big is not 10 blocks at the peak: $(grep -w big top)"
 	expect_status 0 "$ht" report --format=pprof --at=end -o e.pb.gz m
 	check e.pb.gz $(sites_checks m.sites end) --period 65536
 	expect_status 0 "$ht" report m

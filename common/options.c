@@ -936,6 +936,8 @@ ht_options_usage(FILE *out)
 	      "       heaptrace print [--threshold=X] [--x=N] [--y=N] FILE\n"
 	      "       heaptrace report [--format=text|json|html] [--top=N] "
 	      "[-o FILE] PROFILE\n"
+	      "       heaptrace report --format=pprof [--at=peak|end|N] -o FILE "
+	      "PROFILE\n"
 	      "       heaptrace diff [--format=text|json] [--threshold=PERCENT]\n"
 	      "                      [--min-bytes=N] A B\n"
 	      "       heaptrace --help | -h | --version\n"

@@ -1011,6 +1011,7 @@ snap_engine_sites(const struct snap_engine *eng, struct snap_site **out)
 					 : s->calls,
 			.allocated = s->allocated,
 			.peak = site_table_peak_bytes(st, s),
+			.peak_blocks = site_table_peak_blocks(st, s),
 			.leaked = s->live,
 			.leaked_blocks = s->live_blocks,
 			.temporary = s->temporary,

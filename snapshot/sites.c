@@ -157,6 +157,7 @@ live_change(struct site_table *st, struct site_stats *s, int64_t d,
 {
 	if (s->peak_epoch != st->peak_epoch) {
 		s->peak_live = s->live;
+		s->peak_live_blocks = s->live_blocks;
 		s->peak_epoch = st->peak_epoch;
 	}
 	s->live += (uint64_t)d;
@@ -210,4 +211,14 @@ site_table_peak_bytes(const struct site_table *st, const struct site_stats *s)
 	if (!st->peak_epoch)
 		return s->live;
 	return s->peak_epoch == st->peak_epoch ? s->peak_live : s->live;
+}
+
+uint64_t
+site_table_peak_blocks(const struct site_table *st,
+		       const struct site_stats *s)
+{
+	if (!st->peak_epoch)
+		return s->live_blocks;
+	return s->peak_epoch == st->peak_epoch ? s->peak_live_blocks
+					       : s->live_blocks;
 }

@@ -79,6 +79,7 @@ struct site_stats {
 	double calls_est;        /* sampled: the calls the samples stand for */
 	uint64_t live, live_blocks;
 	uint64_t peak_live;      /* LIVE when peak PEAK_EPOCH was taken */
+	uint64_t peak_live_blocks; /* LIVE_BLOCKS then */
 };
 
 struct site_table {
@@ -121,6 +122,9 @@ void site_table_peak(struct site_table *st);
 /* S's live bytes at the last peak (at the end when none was taken). */
 uint64_t site_table_peak_bytes(const struct site_table *st,
 			       const struct site_stats *s);
+/* S's live blocks at the last peak (at the end when none was taken). */
+uint64_t site_table_peak_blocks(const struct site_table *st,
+				const struct site_stats *s);
 
 /* ---- Stack filter (stackfilter.c) ---- */
 /* One remembered stack: the raw frames POOL[OFF..OFF+N) (frame 0 left

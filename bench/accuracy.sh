@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Accuracy of sampled profiling without a fixed seed: tests/run/progs/
-# sampled.c (sites of 128, 64 and 32 MiB in 1 MiB blocks and 16 MiB in
+# accuracy.c (sites of 128, 64 and 32 MiB in 1 MiB blocks and 16 MiB in
 # 256 B blocks at the peak, after 1 GiB of short-lived churn) once exactly
 # and N times under `heaptrace run --sampling-interval=INTERVAL` with a
 # random seed each time. Per estimated figure: each run's error against the
@@ -42,7 +42,7 @@ trap 'exit 130' INT TERM HUP
 
 # The test's build flags: every site its own function, frames kept.
 cc -std=c11 -O0 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
-	-o "$W/sampled" tests/run/progs/sampled.c
+	-o "$W/accuracy" tests/run/progs/accuracy.c
 
 FUNCS="hold_128 hold_64 hold_32 hold_16 churn_block"
 
@@ -52,7 +52,7 @@ profile() {
 	name=$1; shift
 	mkdir "$W/$name"
 	if ! (cd "$W/$name" && "$HT" run -q --time-unit=B \
-		--massif-out-file=m.out "$@" "$W/sampled" >/dev/null 2>"$W/$name.err"); then
+		--massif-out-file=m.out "$@" "$W/accuracy" >/dev/null 2>"$W/$name.err"); then
 		echo "bench/accuracy.sh: $name: heaptrace failed: $(head -1 "$W/$name.err")" >&2
 		exit 1
 	fi
@@ -68,7 +68,7 @@ fig() {
 	}' "$W/$1.fig"
 }
 
-echo "sampled profiling accuracy: tests/run/progs/sampled.c, $N runs at --sampling-interval=$INTERVAL ($bytes B), each with a random seed, against one exact run ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
+echo "sampled profiling accuracy: tests/run/progs/accuracy.c, $N runs at --sampling-interval=$INTERVAL ($bytes B), each with a random seed, against one exact run ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
 profile exact
 for i in $(seq "$N"); do
 	profile "s$i" "--sampling-interval=$INTERVAL"

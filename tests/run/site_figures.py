@@ -4,7 +4,7 @@
 from its .sites file (docs/sites-format.md) each site's calls, allocated
 and peak bytes, and from the Massif file the bytes of the peak snapshot's
 top-level tree entries (direct callers of the allocator) in that function.
-Used by tests/run/sampled.sh and bench/accuracy.sh.
+Used by tests/run/accuracy.sh and bench/accuracy.sh.
 
 usage: site_figures.py PROFILE FUNCTION...
 prints one line per FUNCTION,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A known heap for the accuracy of sampled profiling
-   (tests/run/sampled.sh, bench/accuracy.sh), each site one call of malloc
+   (tests/run/accuracy.sh, bench/accuracy.sh), each site one call of malloc
    in a function of its own, no stdio (its buffers would be sites too):
      churn_block (called by churn): 2^30 bytes (1 GiB) in 1,124,091 mallocs of mixed sizes
                (16 B to 4 KiB plus 0-96 odd bytes, from a fixed

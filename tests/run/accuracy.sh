@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Accuracy of sampled profiling (`--sampling-interval`) on
-# progs/sampled.c, whose sites hold 128, 64 and 32 MiB in 1 MiB blocks and
+# progs/accuracy.c, whose sites hold 128, 64 and 32 MiB in 1 MiB blocks and
 # 16 MiB in 256 B blocks at the peak, after 1 GiB of short-lived churn
 # (see its header). One exact run (no sampling), whose figures must be the
 # program's to the byte, then `--sampling-interval=64K` with a fixed
@@ -27,12 +27,12 @@
 # 4 standard errors (a count of mean 256, about 6e-5 two-sided);
 # churn_block: sqrt(64 KiB / 1 GiB) = 0.8 %, 25 % is 32 of them.
 #
-# usage: sampled.sh HEAPTRACE PROG
+# usage: accuracy.sh HEAPTRACE PROG
 # Exit 0 pass, 1 fail, 99 harness error.
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
 
-[ $# -eq 2 ] || usage "sampled.sh HEAPTRACE PROG"
+[ $# -eq 2 ] || usage "accuracy.sh HEAPTRACE PROG"
 ht=$(abspath "$1")
 prog=$(abspath "$2")
 need_exec "$ht" "$prog"

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum ht_time_unit {
@@ -98,6 +99,13 @@ struct ht_options {
 	bool html;                     /* --html=no: PROFILE.html beside each
 					  profile (heaptrace report's page) */
 	bool symbol_cache;             /* --symbol-cache=yes: symbols/cache.c */
+
+	/* Byte sampling (README, "Sampled profiling"). */
+	uint64_t sampling_interval;    /* --sampling-interval=0: bytes between
+					  samples on average; 0: every call */
+	uint64_t sampling_seed;        /* --sampling-seed=N, else drawn at
+					  random by ht_options_finish */
+	bool sampling_seed_set;        /* given on the command line */
 
 	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
 	char **desc_args;

@@ -175,6 +175,14 @@ site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes)
 }
 
 void
+site_table_estimate(struct site_table *st, uint32_t site, double calls)
+{
+	struct site_stats *s = stats_of(st, site);
+	if (s)
+		s->calls_est += calls;
+}
+
+void
 site_table_release(struct site_table *st, uint32_t site, uint64_t bytes)
 {
 	struct site_stats *s = stats_of(st, site);

@@ -76,6 +76,7 @@ struct site_stats {
 	uint32_t node;           /* the site's node */
 	uint32_t peak_epoch;     /* PEAK_LIVE is as of this peak */
 	uint64_t calls, allocated, temporary;
+	double calls_est;        /* sampled: the calls the samples stand for */
 	uint64_t live, live_blocks;
 	uint64_t peak_live;      /* LIVE when peak PEAK_EPOCH was taken */
 };
@@ -106,6 +107,9 @@ unsigned site_table_frames(const struct site_table *st, uint32_t site,
 uint32_t site_table_age(const struct site_table *st, uint32_t site);
 /* A call from SITE allocated BYTES, live from now on. */
 void site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes);
+/* SITE's allocation just counted stands for CALLS calls (sampled; 0 in
+   exact mode, where nothing changes). */
+void site_table_estimate(struct site_table *st, uint32_t site, double calls);
 /* A block of SITE holding BYTES was released. */
 void site_table_release(struct site_table *st, uint32_t site,
 			uint64_t bytes);

@@ -327,6 +327,17 @@ heaptrack_window() {
 	rm -f "$W"/hk."$name".*
 }
 
+# per_cpu RATE N BEFORE M: RATE per CPU of the Nth window over BEFORE per
+# CPU of the Mth (the lines of $W/cpu), or n/a.
+per_cpu() {
+	c1=$(sed -n "${2}p" "$W/cpu"); c0=$(sed -n "${4}p" "$W/cpu")
+	case "$1 $3 $c1 $c0" in
+	*[!0-9.\ ]*) echo n/a ;;
+	*) awk -v a="$1" -v c1="$c1" -v b="$3" -v c0="$c0" \
+		'BEGIN { if (c1 > 0 && b > 0 && c0 > 0) printf "%.3f\n", (a / c1) / (b / c0); else print "n/a" }' ;;
+	esac
+}
+
 # one_run NAME CMD...: one service lifetime (CMD COUNTER_FILE, or the
 # word redis); appends "native heaptrace after sampled after-sampled
 # heaptrack peak site" to $W/res.NAME, the rates as ratios (see the
@@ -377,6 +388,13 @@ one_run() {
 		rm -f "$W/hk.summary"
 	fi
 	echo "$native $(ratio "$ht" "$native") $(ratio "$after" "$native") $(ratio "$hs" "$after") $(ratio "$after_s" "$native") $(ratio "$hk" "$last") $peak" >> "$W/res.$name"
+	# Work per CPU second of the service, each attached window against
+	# the window before it: the cost paid inside the service, which the
+	# share of the CPUs a loaded machine leaves it does not blur (waits
+	# for room in the ring cost no CPU: not in it).
+	i_hs=4; i_hk=6
+	if [ "$hs" = n/a ]; then i_hk=4; fi
+	echo "$(per_cpu "$ht" 2 "$native" 1) $(per_cpu "$hs" "$i_hs" "$after" 3) $(per_cpu "$hk" "$i_hk" "$last" $((i_hk - 1)))" >> "$W/eff.$name"
 	echo "${peak#* }" > "$W/site.$name"
 }
 
@@ -434,6 +452,13 @@ for name in $names; do
 	fi
 done
 echo "(redis's units: requests per second; attached windows are ratios to the unprofiled window just before them, after-detach windows to the first native one)"
+printf '\nwork per CPU second of the service while attached, ratio to the window before (medians):\n'
+printf '%-12s %10s %12s %12s\n' service heaptrace "sampled $SAMPLING" "heaptrack -p"
+for name in $names; do
+	f="$W/eff.$name"
+	printf '%-12s %10s %12s %12s\n' "$name" "$(fmt_ratio "$(col_median 1 "$f")")" \
+		"$(fmt_ratio "$(col_median 2 "$f")")" "$(fmt_ratio "$(col_median 3 "$f")")"
+done
 echo "heaptrace backend while attached: $(sort -u "$W/backend" | tr '\n' ' ')"
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit "$status"

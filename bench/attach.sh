@@ -306,7 +306,7 @@ heaptrack_window() {
 		>"$W/hk.log" 2>&1 </dev/null &
 	PROF=$!
 	for _ in $(seq 600); do
-		grep -q 'injection finished' "$W/hk.log" && break
+		grep -q 'injection finished' "$W/hk.log" 2>/dev/null && break
 		kill -0 "$PROF" 2>/dev/null || break
 		sleep 0.1
 	done

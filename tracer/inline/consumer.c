@@ -48,7 +48,7 @@ struct tracer_ring {
 /* Buckets of the sampled-address set (sample.h): 2 MiB of the ring's
    file, memory only where keys were written, room for 229 376 blocks
    sampled and live at once (at 512 KiB, a heap of over 100 GiB). */
-#define SAMPLE_SET_SHIFT (64 - 15)
+#define SAMPLE_SET_SHIFT RING_SET_SHIFT
 
 static bool
 is_pow2(uint64_t x)
@@ -236,6 +236,8 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
 	h->set_off = set_off;
 	h->set_shift = SAMPLE_SET_SHIFT;
+	h->set_homed_off = set_off + ((uint64_t)sizeof(struct sample_bucket)
+				      << (64 - SAMPLE_SET_SHIFT));
 	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;

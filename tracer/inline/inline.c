@@ -431,7 +431,7 @@ commit_target(struct tproc *p, pid_t tid, struct inline_proc *ip,
 		return err;
 	uint8_t tramp[TRACER_TRAMP_MAX];
 	size_t tlen = tracer_tramp_encode(tramp, pr->area,
-					  ip->blob + STUB_BLOB_ENTRY, idx);
+					  ip->blob + STUB_BLOB_FAST, idx);
 	/* The jump over the entry, int3 in the rest of the covered bytes:
 	   nothing may run them, and a bug would trap rather than run junk. */
 	uint8_t patch[ARCH_RELOC_MAX_COVERED];

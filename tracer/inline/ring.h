@@ -20,6 +20,9 @@
 #define RING_F_TSC 2u  /* stubs stamp records with the TSC (ring_tsc) */
 
 #define RING_MAX_FNS 48     /* descriptors; a trampoline's index is below */
+/* The sampled-address set's shift: 2^15 buckets (tracer/inline/sample.h).
+   Fixed, so that stub_entry's fast free needs no shift count. */
+#define RING_SET_SHIFT 49
 #define RING_HDR_FIXED 4096 /* bytes before the thread table */
 /* Most segments of the thread table: segment S holds THREAD_CAP << S
    entries, so 24 of them hold more threads than a process can have. */
@@ -184,6 +187,7 @@ struct ring_header {
 	uint32_t set_shift;     /* 64 - log2(its buckets) */
 	uint32_t set_full;      /* set once an insert found no room: every
 				   free is recorded from then on */
+	uint64_t set_homed_off; /* offset of the set's counts (sample.h) */
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
 	   struct ring_rule rules[rule_cap] at RULE_OFF, then
 	   struct sample_bucket set[] at SET_OFF */

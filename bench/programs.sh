@@ -27,7 +27,10 @@
 # GIT_COMMITS=80; SAMPLING=512K adds a column of `heaptrace run -q
 # --sampling-interval=512K` (any heaptrace size; 0 or unset: none), run
 # interleaved with the others, and a line naming the types above 1.05x
-# native under it. The start-up section compares Massif whenever valgrind
+# native under it. CPU=1 adds a table of CPU seconds (user + system, of
+# the program and heaptrace together, from /usr/bin/time) as ratios to
+# native: on a machine loaded by other work, wall times follow the share
+# of the CPUs each run got more than the tool. The start-up section compares Massif whenever valgrind
 # is installed (about half a second a run).
 # Exit status 1 when a heaptrace run exited otherwise than the native run
 # or printed other output; 2 for a bad argument.
@@ -44,6 +47,7 @@ MASSIF_RUNS=${MASSIF_RUNS:-1}
 STARTUP_RUNS=${STARTUP_RUNS:-11}
 GIT_COMMITS=${GIT_COMMITS:-80}
 SAMPLING=${SAMPLING:-0}
+CPU=${CPU:-0}
 TYPES="compute perl cc1 python sqlite node rust threads git"
 
 if [ ! -x "$HT" ]; then
@@ -100,10 +104,21 @@ timed() {
 	tag=$1; shift
 	st=0
 	stamp; s=$T
-	"$@" >"$W/$tag.out" 2>"$W/$tag.err" </dev/null || st=$?
+	if [ "$CPU" = 1 ]; then
+		/usr/bin/time -o "$W/cpu.one" -f '%U %S' "$@" >"$W/$tag.out" 2>"$W/$tag.err" </dev/null || st=$?
+		awk 'END { printf "%.3f\n", $1 + $2 }' "$W/cpu.one" >>"$W/$tag.c"
+	else
+		"$@" >"$W/$tag.out" 2>"$W/$tag.err" </dev/null || st=$?
+	fi
 	stamp; e=$T
 	echo "$st" >>"$W/$tag.st"
 	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }' >>"$W/$tag.t"
+}
+
+# med_cpu TAG: the median of TAG's CPU seconds (CPU=1), or nothing.
+med_cpu() {
+	[ -s "$W/$1.c" ] || return 0
+	sort -g "$W/$1.c" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
 # med TAG: the median of TAG's times, or nothing when it never ran.
@@ -126,6 +141,7 @@ STATUS=0
 : >"$W/notes"
 : >"$W/cmp"
 : >"$W/sampled"
+: >"$W/cputable"
 
 # row NAME NATIVE HT HS HK MS EVENTS RSS LABEL: one line of the table
 # (HS only with SAMPLING, MS only with MASSIF=1).
@@ -206,6 +222,12 @@ bench_case() {
 	row "$name" "$(printf '%.3f s' "$n")" "$(ratio "$h" "$n")" "$(ratio "$s" "$n")" \
 		"$(ratio "$k" "$n")" "$(ratio "$m" "$n")" "${events:-?}" "${rss:-?}" "$label"
 	[ -z "$s" ] || echo "$name $(ratio "$s" "$n") $s $n" >>"$W/sampled"
+	if [ "$CPU" = 1 ]; then
+		cn=$(med_cpu "$name.native")
+		printf '%-8s %9s %10s %10s %10s\n' "$name" "$(printf '%.2f s' "$cn")" \
+			"$(ratio "$(med_cpu "$name.ht")" "$cn")" "$(ratio "$(med_cpu "$name.hs")" "$cn")" \
+			"$(ratio "$(med_cpu "$name.hk")" "$cn")" >>"$W/cputable"
+	fi
 	[ -z "$k" ] || echo "$name $(ratio "$h" "$n") $(ratio "$k" "$n") $h $k" >>"$W/cmp"
 }
 
@@ -370,6 +392,12 @@ if [ -n "$ran" ]; then
 	cat "$W/table"
 	echo "(events: allocator calls heaptrace recorded, summed over processes; tracer RSS: heaptrace's own peak, the target's not included; both from one more run with --stats=yes)"
 	[ -z "$HS" ] || echo "(column $SAMPLING: heaptrace run -q --sampling-interval=$SAMPLING)"
+	if [ -s "$W/cputable" ]; then
+		echo
+		echo "CPU seconds, user + system, of the program and heaptrace together (medians; ratios to native):"
+		printf '%-8s %9s %10s %10s %10s\n' type native heaptrace "$SAMPLING" heaptrack
+		cat "$W/cputable"
+	fi
 fi
 
 if selected startup; then

@@ -344,6 +344,8 @@ tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 		.cls = (uint16_t)tracer_ring_fn_class(fn),
 		.size_arg = arg,
 		.size_mul = mul,
+		.sample_interval = r->h->sample_interval,
+		.set_homed_off = r->h->set_homed_off,
 	};
 	return 0;
 }
@@ -388,9 +390,10 @@ tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
 		}
 	}
 	memcpy(sample_set_homed(d, ds), sample_set_homed(s, ss), n);
-	__atomic_store_n(&dst->h->set_full,
-			 __atomic_load_n(&src->h->set_full, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	__atomic_fetch_or(&dst->h->flags,
+			  __atomic_load_n(&src->h->flags, __ATOMIC_RELAXED) &
+				  RING_F_SET_FULL,
+			  __ATOMIC_RELAXED);
 }
 
 int

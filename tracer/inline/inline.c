@@ -1134,7 +1134,7 @@ inline_sample_full(struct tproc *p)
 {
 	if (!p->inl || !p->inl->ring)
 		return NULL;
-	return &tracer_ring_header(p->inl->ring)->set_full;
+	return &tracer_ring_header(p->inl->ring)->flags;
 }
 
 /* P, a vfork child running in IP's memory, is gone or has exec'd: its

@@ -24,7 +24,13 @@
 # Environment: RUNS=3; ONLY=node,perl runs only those types; MASSIF=1 adds
 # a Massif column to the table (MASSIF_RUNS=1 run a type: Massif takes
 # minutes on some); STARTUP_RUNS=11; HEAPTRACK=no leaves heaptrack out;
-# GIT_COMMITS=80. The start-up section compares Massif whenever valgrind
+# GIT_COMMITS=80; SAMPLING=512K adds a column of `heaptrace run -q
+# --sampling-interval=512K` (any heaptrace size; 0 or unset: none), run
+# interleaved with the others, and a line naming the types above 1.05x
+# native under it. CPU=1 adds a table of CPU seconds (user + system, of
+# the program and heaptrace together, from /usr/bin/time) as ratios to
+# native: on a machine loaded by other work, wall times follow the share
+# of the CPUs each run got more than the tool. The start-up section compares Massif whenever valgrind
 # is installed (about half a second a run).
 # Exit status 1 when a heaptrace run exited otherwise than the native run
 # or printed other output; 2 for a bad argument.
@@ -40,6 +46,8 @@ MASSIF=${MASSIF:-0}
 MASSIF_RUNS=${MASSIF_RUNS:-1}
 STARTUP_RUNS=${STARTUP_RUNS:-11}
 GIT_COMMITS=${GIT_COMMITS:-80}
+SAMPLING=${SAMPLING:-0}
+CPU=${CPU:-0}
 TYPES="compute perl cc1 python sqlite node rust threads git"
 
 if [ ! -x "$HT" ]; then
@@ -75,6 +83,7 @@ trap 'exit 130' INT TERM HUP
 if [ "${HEAPTRACK:-yes}" != no ] && have heaptrack; then HK=yes; else HK=; fi
 if have valgrind; then VG=yes; else VG=; fi
 if [ "$MASSIF" = 1 ] && [ -n "$VG" ]; then MS=yes; else MS=; fi
+if [ "$SAMPLING" != 0 ]; then HS=yes; else HS=; fi
 
 # Deterministic hashing: every perl run does the same work.
 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 export PERL_HASH_SEED PERL_PERTURB_KEYS
@@ -95,10 +104,21 @@ timed() {
 	tag=$1; shift
 	st=0
 	stamp; s=$T
-	"$@" >"$W/$tag.out" 2>"$W/$tag.err" </dev/null || st=$?
+	if [ "$CPU" = 1 ]; then
+		/usr/bin/time -o "$W/cpu.one" -f '%U %S' "$@" >"$W/$tag.out" 2>"$W/$tag.err" </dev/null || st=$?
+		awk 'END { printf "%.3f\n", $1 + $2 }' "$W/cpu.one" >>"$W/$tag.c"
+	else
+		"$@" >"$W/$tag.out" 2>"$W/$tag.err" </dev/null || st=$?
+	fi
 	stamp; e=$T
 	echo "$st" >>"$W/$tag.st"
 	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.6f\n", e - s }' >>"$W/$tag.t"
+}
+
+# med_cpu TAG: the median of TAG's CPU seconds (CPU=1), or nothing.
+med_cpu() {
+	[ -s "$W/$1.c" ] || return 0
+	sort -g "$W/$1.c" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
 # med TAG: the median of TAG's times, or nothing when it never ran.
@@ -120,20 +140,26 @@ STATUS=0
 : >"$W/table"
 : >"$W/notes"
 : >"$W/cmp"
+: >"$W/sampled"
+: >"$W/cputable"
 
-# row NAME NATIVE HT HK MS EVENTS RSS LABEL: one line of the table.
+# row NAME NATIVE HT HS HK MS EVENTS RSS LABEL: one line of the table
+# (HS only with SAMPLING, MS only with MASSIF=1).
 row() {
-	if [ -n "$MS" ]; then
-		printf '%-8s %9s %10s %10s %10s %10s %11s  %s\n' "$@" >>"$W/table"
-	else
-		printf '%-8s %9s %10s %10s %10s %11s  %s\n' "$1" "$2" "$3" "$4" \
-			"$6" "$7" "$8" >>"$W/table"
-	fi
+	r_name=$1 r_native=$2 r_ht=$3 r_hs=$4
+	shift 4
+	{
+		printf '%-8s %9s %10s' "$r_name" "$r_native" "$r_ht"
+		[ -z "$HS" ] || printf ' %10s' "$r_hs"
+		printf ' %10s' "$1"
+		[ -z "$MS" ] || printf ' %10s' "$2"
+		printf ' %10s %11s  %s\n' "$3" "$4" "$5"
+	} >>"$W/table"
 }
 
 # skip NAME LABEL WHY: a type that cannot run here.
 skip() {
-	row "$1" n/a n/a n/a n/a n/a n/a "$2"
+	row "$1" n/a n/a n/a n/a n/a n/a n/a "$2"
 	echo "$1: n/a: $3" >>"$W/notes"
 }
 
@@ -144,6 +170,10 @@ bench_case() {
 	for r in $(seq "$RUNS"); do
 		timed "$name.native" "$@"
 		timed "$name.ht" "$HT" run -q --massif-out-file="$W/ht.out" -- "$@"
+		if [ -n "$HS" ]; then
+			timed "$name.hs" "$HT" run -q --sampling-interval="$SAMPLING" \
+				--massif-out-file="$W/ht.out" -- "$@"
+		fi
 		if [ -n "$HK" ]; then
 			timed "$name.hk" heaptrack -o "$W/hk" "$@"
 			rm -f "$W"/hk.*
@@ -176,14 +206,28 @@ bench_case() {
 		echo "$name: heaptrace's run's stderr: $(diff "$W/$name.native.err" "$W/$name.ht.err" | sed -n 's/^> //p' | head -1)" >>"$W/notes"
 		STATUS=1
 	fi
+	if [ -n "$HS" ] && { [ "$(sort -u "$W/$name.hs.st")" != "$(sort -u "$W/$name.native.st")" ] ||
+		! cmp -s "$W/$name.hs.out" "$W/$name.native.out" ||
+		! cmp -s "$W/$name.hs.err" "$W/$name.native.err"; }; then
+		echo "$name: heaptrace --sampling-interval=$SAMPLING runs exited $(sort -u "$W/$name.hs.st" | tr '\n' ' ')or printed other output than the native ones: $(head -1 "$W/$name.hs.err")" >>"$W/notes"
+		STATUS=1
+	fi
 	if [ -n "$HK" ] && [ "$(sort -u "$W/$name.hk.st")" != "$(sort -u "$W/$name.native.st")" ]; then
 		echo "$name: heaptrack runs exited $(sort -u "$W/$name.hk.st" | tr '\n' ' ')(its ratio is suspect): $(tail -1 "$W/$name.hk.err")" >>"$W/notes"
 	fi
 	[ -n "$events" ] || echo "$name: --stats=yes printed no event count: $(head -1 "$W/$name.stats")" >>"$W/notes"
 
 	n=$(med "$name.native"); h=$(med "$name.ht"); k=$(med "$name.hk"); m=$(med "$name.ms")
-	row "$name" "$(printf '%.3f s' "$n")" "$(ratio "$h" "$n")" "$(ratio "$k" "$n")" \
-		"$(ratio "$m" "$n")" "${events:-?}" "${rss:-?}" "$label"
+	s=$(med "$name.hs")
+	row "$name" "$(printf '%.3f s' "$n")" "$(ratio "$h" "$n")" "$(ratio "$s" "$n")" \
+		"$(ratio "$k" "$n")" "$(ratio "$m" "$n")" "${events:-?}" "${rss:-?}" "$label"
+	[ -z "$s" ] || echo "$name $(ratio "$s" "$n") $s $n" >>"$W/sampled"
+	if [ "$CPU" = 1 ]; then
+		cn=$(med_cpu "$name.native")
+		printf '%-8s %9s %10s %10s %10s\n' "$name" "$(printf '%.2f s' "$cn")" \
+			"$(ratio "$(med_cpu "$name.ht")" "$cn")" "$(ratio "$(med_cpu "$name.hs")" "$cn")" \
+			"$(ratio "$(med_cpu "$name.hk")" "$cn")" >>"$W/cputable"
+	fi
 	[ -z "$k" ] || echo "$name $(ratio "$h" "$n") $(ratio "$k" "$n") $h $k" >>"$W/cmp"
 }
 
@@ -336,11 +380,7 @@ echo "heaptrace programs bench: $HT; medians of $RUNS interleaved runs, wall tim
 [ "$MASSIF" != 1 ] || [ -n "$MS" ] || echo "(MASSIF=1 but no valgrind: its column is n/a)"
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
 
-if [ -n "$MS" ]; then
-	row type native heaptrace heaptrack "massif($MASSIF_RUNS)" events "tracer RSS" program
-else
-	row type native heaptrace heaptrack - events "tracer RSS" program
-fi
+row type native heaptrace "$SAMPLING" heaptrack "massif($MASSIF_RUNS)" events "tracer RSS" program
 ran=
 for t in $TYPES; do
 	selected "$t" || continue
@@ -351,6 +391,13 @@ if [ -n "$ran" ]; then
 	echo
 	cat "$W/table"
 	echo "(events: allocator calls heaptrace recorded, summed over processes; tracer RSS: heaptrace's own peak, the target's not included; both from one more run with --stats=yes)"
+	[ -z "$HS" ] || echo "(column $SAMPLING: heaptrace run -q --sampling-interval=$SAMPLING)"
+	if [ -s "$W/cputable" ]; then
+		echo
+		echo "CPU seconds, user + system, of the program and heaptrace together (medians; ratios to native):"
+		printf '%-8s %9s %10s %10s %10s\n' type native heaptrace "$SAMPLING" heaptrack
+		cat "$W/cputable"
+	fi
 fi
 
 if selected startup; then
@@ -371,6 +418,16 @@ if [ -s "$W/notes" ]; then
 	echo
 	echo "notes:"
 	sed 's/^/  /' "$W/notes"
+fi
+
+if [ -n "$ran" ] && [ -n "$HS" ]; then
+	echo
+	awk -v iv="$SAMPLING" '$3 > 1.05 * $4 { s = s sprintf("%s%s %s", s == "" ? "" : ", ", $1, $2) }
+	END {
+		if (NR == 0) print "sampled: no type ran"
+		else if (s == "") printf "sampled at %s: every type run within 1.05x native\n", iv
+		else printf "sampled at %s: above 1.05x native: %s\n", iv, s
+	}' "$W/sampled"
 fi
 
 if [ -n "$ran" ]; then

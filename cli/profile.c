@@ -777,6 +777,8 @@ on_snapshot(void *ctx, pid_t pid, uint64_t time)
 		if (rc)
 			failure = ht_xasprintf("cannot write %s: %s", path,
 					       ht_strerror(rc));
+		else
+			write_sites(prof, pr, path, &h);
 	} else {
 		failure = ht_xasprintf("snapshot of process %d not written: "
 				       "%s", (int)pid, why);

@@ -98,6 +98,11 @@ struct ht_options {
 	bool html;                     /* --html=no: PROFILE.html beside each
 					  profile (heaptrace report's page) */
 	bool symbol_cache;             /* --symbol-cache=yes: symbols/cache.c */
+	unsigned snapshot_every;       /* --snapshot-every=SECONDS: the
+					  profile so far every SECONDS, as
+					  on demand; 0: never */
+	bool pprof;                    /* --pprof=no: PROFILE.pb.gz beside
+					  each profile and snapshot */
 
 	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
 	char **desc_args;

@@ -103,6 +103,14 @@ block_table_copy(struct block_table *dst, const struct block_table *src)
 	dst->count = src->count;
 }
 
+void
+block_table_remap_sites(struct block_table *bt, const uint32_t *remap)
+{
+	for (size_t i = 0; i <= bt->mask; i++)
+		if (bt->slots[i].addr && bt->slots[i].site)
+			bt->slots[i].site = remap[bt->slots[i].site];
+}
+
 struct block *
 block_table_find(const struct block_table *bt, uint64_t addr)
 {

@@ -55,6 +55,7 @@ struct snap_engine {
 	struct stack_filter filter;
 	struct xtree tree;
 	struct site_table sites;
+	uint32_t sites_max;           /* thinned past this many sites */
 
 	struct block_table blocks;
 	struct page_table pages;      /* --pages-as-heap */
@@ -94,6 +95,7 @@ snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
 	stack_filter_init(&eng->filter, opt, sym);
 	xtree_init(&eng->tree);
 	site_table_init(&eng->sites);
+	snap_engine_set_sites_max(eng, SITES_MAX_DEFAULT);
 	block_table_init(&eng->blocks);
 	page_table_init(&eng->pages);
 	eng->snaps = ht_xcalloc(opt->max_snapshots, sizeof(*eng->snaps));
@@ -780,12 +782,38 @@ note_temporary(struct snap_engine *eng, const struct ht_event *ev)
 	eng->last_alloc = ev->kind == HT_EV_FREE ? 0 : ev->addr;
 }
 
+/* Too many sites: the least significant go (sites.c, "Thinning"), and
+   every site id held is renumbered: blocks', blocks in a realloc's, the
+   memo's (forgotten). Between two events, where no id is in flight. */
+static void
+thin_sites(struct snap_engine *eng)
+{
+	uint32_t *remap = site_table_thin(&eng->sites, eng->sites_max / 2);
+	if (!remap)
+		return;
+	block_table_remap_sites(&eng->blocks, remap);
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].blk.addr)
+			eng->pending[i].blk.site = remap[eng->pending[i].blk.site];
+	stack_filter_forget(&eng->filter);
+	free(remap);
+}
+
+void
+snap_engine_set_sites_max(struct snap_engine *eng, uint32_t max)
+{
+	eng->sites_max = max < 2 ? 2 : max;
+	eng->sites.thin_at = eng->sites_max;
+}
+
 void
 snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
 {
 	eng->stats.events++;
 	if (!event_counts(eng, ev))
 		return;
+	if (eng->sites.n_sites > eng->sites.thin_at)
+		thin_sites(eng);
 	if (ev->time > eng->clock)
 		eng->clock = ev->time;
 	note_temporary(eng, ev);
@@ -931,6 +959,19 @@ snap_engine_site_frames(const struct snap_engine *eng, uint32_t site,
 			uint64_t *out, unsigned max)
 {
 	return site_table_frames(&eng->sites, site, out, max);
+}
+
+struct snap_site
+snap_engine_sites_thinned(const struct snap_engine *eng, uint64_t *n_sites)
+{
+	const struct site_thinned *th = &eng->sites.thinned;
+	*n_sites = th->sites;
+	return (struct snap_site){
+		.calls = th->calls,
+		.allocated = th->allocated,
+		.peak = site_table_thinned_peak(&eng->sites),
+		.temporary = th->temporary,
+	};
 }
 
 size_t

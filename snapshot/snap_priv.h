@@ -80,6 +80,14 @@ struct site_stats {
 	uint64_t peak_live;      /* LIVE when peak PEAK_EPOCH was taken */
 };
 
+/* Sites merged away by thinning (site_table_thin): their figures summed. */
+struct site_thinned {
+	uint64_t sites, calls, allocated, temporary;
+	uint64_t peak;           /* their live bytes at peak PEAK_EPOCH */
+	uint32_t peak_epoch;
+};
+/* Sites kept before the least significant are thinned out (engine.c). */
+#define SITES_MAX_DEFAULT 100000u
 struct site_table {
 	struct site_node *nodes; /* node 0 is the root */
 	size_t n, cap;
@@ -89,6 +97,8 @@ struct site_table {
 	struct site_stats *stats; /* by age, 1..n_sites */
 	size_t cap_stats;
 	uint32_t peak_epoch;     /* peaks taken so far */
+	struct site_thinned thinned;
+	uint32_t thin_at;        /* N_SITES above which to thin (0: never) */
 };
 
 void site_table_init(struct site_table *st);
@@ -117,6 +127,16 @@ void site_table_peak(struct site_table *st);
 /* S's live bytes at the last peak (at the end when none was taken). */
 uint64_t site_table_peak_bytes(const struct site_table *st,
 			       const struct site_stats *s);
+/* Thin ST down to KEEP sites, as Massif culls snapshots: the sites with
+   no live block and the fewest bytes allocated are merged into
+   ST->thinned, and the frames only they used dropped. Returns the new id
+   of every old node (0: dropped), malloc'd, for the caller to renumber
+   the site ids it holds (blocks; the stack filter's memo is to be
+   forgotten); NULL when nothing could be dropped. The next thinning is
+   due KEEP sites from now (ST->thin_at). */
+uint32_t *site_table_thin(struct site_table *st, uint32_t keep);
+/* The live bytes at the last peak of the sites thinned out. */
+uint64_t site_table_thinned_peak(const struct site_table *st);
 
 /* ---- Stack filter (stackfilter.c) ---- */
 /* One remembered stack: the raw frames POOL[OFF..OFF+N) (frame 0 left
@@ -160,6 +180,8 @@ unsigned stack_filter_apply(struct stack_filter *f, const uint64_t *pcs,
 uint32_t stack_filter_leaf(struct stack_filter *f, struct xtree *t,
 			   struct site_table *sites, const uint64_t *pcs,
 			   unsigned npcs, uint32_t *site);
+/* Forget every stack remembered (their sites were renumbered). */
+void stack_filter_forget(struct stack_filter *f);
 /* The same for a page-level call (--pages-as-heap): frame 0, the syscall
    wrapper's, is kept (§6). T and F must not be used with
    stack_filter_leaf too. */
@@ -210,6 +232,8 @@ struct block *block_table_find(const struct block_table *bt, uint64_t addr);
 void block_table_insert(struct block_table *bt, const struct block *b);
 /* Remove the block at ADDR into *OUT; false when there is none. */
 bool block_table_take(struct block_table *bt, uint64_t addr, struct block *out);
+/* Every block's site S becomes REMAP[S] (site_table_thin's map). */
+void block_table_remap_sites(struct block_table *bt, const uint32_t *remap);
 
 /* ---- Page table (pagetable.c) ---- */
 /* Pages [FIRST, END) owned by tree node LEAF (0: an ignored stack). */

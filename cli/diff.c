@@ -455,6 +455,8 @@ header_text(FILE *out, const struct comparison *c,
 	    const struct diff_args *args, const struct report_profile *p)
 {
 	fprintf(out, "heaptrace diff: %s -> %s\n", p[0].path, p[1].path);
+	report_sampling_text(out, &p[0], "a: ");
+	report_sampling_text(out, &p[1], "b: ");
 	if (c->by_stack)
 		fprintf(out, "sites matched by their stacks (functions and "
 			"file:line); a change counts beyond %.2f%% of the "
@@ -581,6 +583,7 @@ side_json(FILE *out, const char *name, const struct report_profile *p,
 	report_json_string(out, p->path);
 	fputs(", \"cmd\": ", out);
 	report_json_string(out, p->massif.cmd ? p->massif.cmd : "");
+	report_sampling_json(out, p);
 	fprintf(out, ", \"sites\": %s, \"peak_heap\": %" PRIu64
 		", \"allocated\": ", p->has_sites ? "true" : "false",
 		c->peak_heap[k]);

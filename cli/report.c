@@ -17,14 +17,17 @@
 #include "common/xalloc.h"
 #include "output/html.h"
 #include "output/jsonstr.h"
+#include "output/pprof.h"
 
 /* heaptrack_print's --peak-limit default: entries per section. */
 #define DEFAULT_TOP 10
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML, FORMAT_PPROF };
 
 struct report_args {
 	enum report_format format;
+	long at;          /* PPROF_AT_PEAK, PPROF_AT_END or a snapshot */
+	const char *at_text; /* NULL: no --at */
 	unsigned long top; /* 0: all */
 	const char *out_path;
 	const char *profile;
@@ -92,6 +95,40 @@ report_peak_heap(const struct report_profile *p)
 	return i < 0 ? 0 : p->massif.snaps[i].heap;
 }
 
+bool
+report_sampling(const struct report_profile *p, struct sites_sampling *out)
+{
+	return sites_sampling_of(p->has_sites ? &p->sites : NULL,
+				 p->massif.desc, out);
+}
+
+void
+report_sampling_text(FILE *out, const struct report_profile *p,
+		     const char *prefix)
+{
+	struct sites_sampling s;
+	char line[256];
+	if (!report_sampling(p, &s))
+		return;
+	sites_sampling_text(&s, line, sizeof(line));
+	fprintf(out, "%s%s\n", prefix, line);
+}
+
+void
+report_sampling_json(FILE *out, const struct report_profile *p)
+{
+	struct sites_sampling s;
+	if (!report_sampling(p, &s))
+		return;
+	fprintf(out, ", \"sampling\": {\"interval\": %" PRIu64 ", \"seed\": ",
+		s.interval);
+	if (s.has_seed)
+		fprintf(out, "%" PRIu64, s.seed);
+	else
+		fputs("null", out);
+	fputs(", \"estimated\": true}", out);
+}
+
 const char *
 report_label_text(const char *label)
 {
@@ -103,29 +140,13 @@ report_label_text(const char *label)
 	return label;
 }
 
-/* Massif's default --alloc-fn list and the other allocator entry points:
-   frames a site's name skips. */
-static bool
-is_allocation_function(const char *fn)
-{
-	static const char *const names[] = {
-		"malloc", "calloc", "realloc", "reallocarray", "memalign",
-		"posix_memalign", "aligned_alloc", "valloc", "pvalloc",
-		"__builtin_new", "__builtin_vec_new", "strdup", "strndup",
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(fn, names[i]) == 0)
-			return true;
-	return strncmp(fn, "operator new", 12) == 0;
-}
-
 const struct sites_frame *
 report_site_frame(const struct sites_site *s)
 {
 	const struct sites_frame *caller = NULL;
 	for (size_t i = 0; i < s->n_frames; i++) {
 		const struct sites_frame *fr = &s->frames[i];
-		if (is_allocation_function(fr->function))
+		if (sites_is_alloc_function(fr->function))
 			continue;
 		if (fr->file)
 			return fr;
@@ -255,11 +276,38 @@ format_parse(const char *v, enum report_format *format)
 		*format = FORMAT_JSON;
 	else if (strcmp(v, "html") == 0)
 		*format = FORMAT_HTML;
+	else if (strcmp(v, "pprof") == 0)
+		*format = FORMAT_PPROF;
 	else {
-		ht_error("report: --format must be 'text', 'json' or 'html', "
-			 "not '%s'", v);
+		ht_error("report: --format must be 'text', 'json', 'html' or "
+			 "'pprof', not '%s'", v);
 		return -1;
 	}
+	return 0;
+}
+
+/* --at=peak|end|N into *AT. */
+static int
+at_parse(const char *v, long *at)
+{
+	char *end;
+	if (strcmp(v, "peak") == 0) {
+		*at = PPROF_AT_PEAK;
+		return 0;
+	}
+	if (strcmp(v, "end") == 0) {
+		*at = PPROF_AT_END;
+		return 0;
+	}
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 0 || v[0] == '-' ||
+	    v[0] == '+') {
+		ht_error("report: --at must be 'peak', 'end' or a snapshot "
+			 "number, not '%s'", v);
+		return -1;
+	}
+	*at = n;
 	return 0;
 }
 
@@ -268,6 +316,8 @@ report_usage(FILE *out)
 {
 	fputs("usage: heaptrace report [--format=text|json|html] [--top=N] "
 	      "[-o FILE] PROFILE\n"
+	      "       heaptrace report --format=pprof [--at=peak|end|N] -o FILE "
+	      "PROFILE\n"
 	      "\n"
 	      "Print the allocation sites of PROFILE (a massif.out file "
 	      "heaptrace wrote, read\n"
@@ -286,7 +336,18 @@ report_usage(FILE *out)
 	      "snapshot\n"
 	      "                           series); html: one self-contained "
 	      "page (chart,\n"
-	      "                           trees, flame graph, tables) [text]\n"
+	      "                           trees, flame graph, tables); pprof: "
+	      "a gzip'd\n"
+	      "                           profile.proto for go tool pprof, "
+	      "Pyroscope,\n"
+	      "                           Parca (alloc_objects, alloc_space, "
+	      "inuse_objects,\n"
+	      "                           inuse_space; needs -o) [text]\n"
+	      "  --at=peak|end|<N>        pprof: the inuse figures at the peak, "
+	      "at the end\n"
+	      "                           (live when the profile was written) "
+	      "or from\n"
+	      "                           detailed snapshot N's tree [peak]\n"
 	      "  --top=<N>                text: entries per section, 0 for all "
 	      "[10]\n"
 	      "  -o, --output=<file>      write to <file> instead of standard "
@@ -307,6 +368,11 @@ arg_parse(int argc, char **argv, int *i, struct report_args *args)
 	if ((rc = report_option_value("report", argc, argv, i,
 					"--top", &v)) != 0)
 		return rc < 0 ? -1 : top_parse(v, &args->top);
+	if ((rc = report_option_value("report", argc, argv, i,
+					"--at", &v)) != 0) {
+		args->at_text = v;
+		return rc < 0 ? -1 : at_parse(v, &args->at);
+	}
 	if ((rc = report_option_value("report", argc, argv, i,
 					"--output", &v)) != 0 ||
 	    (rc = report_option_value("report", argc, argv, i,
@@ -332,7 +398,8 @@ static int
 args_parse(int argc, char **argv, struct report_args *args)
 {
 	*args = (struct report_args){ .format = FORMAT_TEXT,
-				      .top = DEFAULT_TOP };
+				      .top = DEFAULT_TOP,
+				      .at = PPROF_AT_PEAK };
 	for (int i = 1; i < argc; i++) {
 		int rc = arg_parse(argc, argv, &i, args);
 		if (rc)
@@ -341,6 +408,15 @@ args_parse(int argc, char **argv, struct report_args *args)
 	if (!args->profile) {
 		ht_error("report: missing the PROFILE to read (heaptrace report "
 			 "[options] PROFILE)");
+		return -1;
+	}
+	if (args->at_text && args->format != FORMAT_PPROF) {
+		ht_error("report: --at=%s is for --format=pprof", args->at_text);
+		return -1;
+	}
+	if (args->format == FORMAT_PPROF && !args->out_path) {
+		ht_error("report: --format=pprof writes a binary file: give it "
+			 "with -o FILE");
 		return -1;
 	}
 	return 0;
@@ -603,6 +679,7 @@ header_text(FILE *out, const struct report_profile *p)
 {
 	fprintf(out, "heaptrace report of %s\ncmd: %s\n", p->path,
 		profile_cmd(p));
+	report_sampling_text(out, p, "");
 }
 
 static void
@@ -709,6 +786,7 @@ profile_json(FILE *out, const struct report_profile *p)
 	report_json_string(out, time_unit(p));
 	fputs(", \"peak\": ", out);
 	peak_json(out, p);
+	report_sampling_json(out, p);
 	fputs("},\n", out);
 }
 
@@ -904,8 +982,15 @@ report_cmd(int argc, char **argv)
 	}
 	if (rc < 0)
 		return REPORT_EXIT_ERROR;
-	struct report_profile p;
 	char err[1024];
+	if (args.format == FORMAT_PPROF) {
+		if (pprof_write_file(args.profile, args.out_path, args.at, err,
+				     sizeof(err)) == 0)
+			return 0;
+		ht_error("report: %s", err);
+		return REPORT_EXIT_ERROR;
+	}
+	struct report_profile p;
 	if (report_profile_load(args.profile, &p, err, sizeof(err))) {
 		ht_error("report: %s", err);
 		return REPORT_EXIT_ERROR;

@@ -32,6 +32,21 @@ struct report_profile {
 	char *sites_path;
 };
 
+/* Whether P is sampled (its .sites file's sampling: line, else its
+   Massif desc:'s --sampling-interval=), and how, into *OUT. */
+bool report_sampling(const struct report_profile *p,
+		     struct sites_sampling *out);
+
+/* When P is sampled, its "sampled every ...: figures are estimated" line
+   on OUT after PREFIX (a newline ends it); nothing when exact. */
+void report_sampling_text(FILE *out, const struct report_profile *p,
+			  const char *prefix);
+
+/* When P is sampled, `, "sampling": {"interval": N, "seed": S,
+   "estimated": true}` on OUT (seed null when not known); nothing when
+   exact. */
+void report_sampling_json(FILE *out, const struct report_profile *p);
+
 /* The HTML page of the profile PROFILE (and its .sites) written beside
    it as PROFILE.html (--html=yes of run and attach). Returns 0, or -1
    with a one-line reason in ERR. */

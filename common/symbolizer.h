@@ -6,11 +6,21 @@
 #define HT_COMMON_SYMBOLIZER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* One printed line of a frame: Massif prints an address whose code was
    inlined as a chain, innermost inlined function first, real function last. */
 #define HT_MAX_INLINE 32
+
+/* The loaded object a code address lies in, as pprof's Mapping wants it. */
+struct ht_mapping {
+	uint64_t start, end; /* its addresses in the process, END past them */
+	uint64_t offset;     /* the file offset mapped at START */
+	const char *file;    /* its path; NULL when not known */
+	const uint8_t *build_id; /* its GNU build-id; NULL when none */
+	size_t build_id_len;
+};
 
 struct ht_symbolizer {
 	void *ctx;
@@ -27,6 +37,10 @@ struct ht_symbolizer {
 	   and stay valid while CTX lives. */
 	unsigned (*describe)(void *ctx, uint64_t pc, const char **lines,
 			     unsigned max);
+	/* The object PC lies in, into *OUT: false when not known. NULL as a
+	   member when the symbolizer knows no objects. The strings are owned
+	   by CTX and stay valid while CTX lives. */
+	bool (*mapping)(void *ctx, uint64_t pc, struct ht_mapping *out);
 };
 
 /* True for the C library's start-up functions that call main, which

@@ -140,8 +140,10 @@
     fact('snapshots', snaps.length + ' (' + detailed + ' detailed)');
     fact('peak', peak ? bytes(peak.heap) + ' heap (' + grouped(peak.heap) + ' B) at time ' +
       grouped(peak.time) + ', snapshot ' + peak.number : 'none (no detailed snapshot)');
+    if (D.sampling) fact('sampling', el('strong', { class: 'sampling-note', text: D.sampling.text }));
     var title = el('h1', { text: 'heaptrace report' });
     if (D.pages_as_heap) append(title, [el('span', { class: 'badge', text: 'pages as heap' })]);
+    if (D.sampling) append(title, [el('span', { class: 'badge', text: 'estimated' })]);
     append(app, [title, facts]);
   }
 

@@ -314,6 +314,22 @@ sites_json(FILE *out, const struct sites_file *sf)
 	free(keep);
 }
 
+/* "sampling":{"interval":N,"text":"sampled every ..."} when the profile
+   is sampled (the page shows the text), nothing when exact. */
+static void
+sampling_json(FILE *out, const struct html_profile *p)
+{
+	struct sites_sampling s;
+	char text[256];
+	if (!sites_sampling_of(p->sites, p->massif->desc, &s))
+		return;
+	sites_sampling_text(&s, text, sizeof(text));
+	fprintf(out, ",\"sampling\":{\"interval\":%llu,\"text\":",
+		(unsigned long long)s.interval);
+	html_json_string(out, text);
+	fputs("}", out);
+}
+
 /* ---- the whole ---- */
 
 void
@@ -330,6 +346,7 @@ html_json_write(FILE *out, const struct html_profile *p)
 	html_json_string(out, m->time_unit);
 	fprintf(out, ",\"pages_as_heap\":%s,\"peak\":%ld",
 		pages_as_heap(m) ? "true" : "false", p->peak);
+	sampling_json(out, p);
 	snapshots_json(out, m);
 	trees_json(out, m, p->peak);
 	sites_json(out, p->sites);

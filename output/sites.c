@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/u64map.h"
 #include "common/xalloc.h"
 
 #define MAX_FRAMES 256 /* per site; a deeper stack is cut (said in a comment) */
@@ -64,12 +65,80 @@ frame_line(FILE *f, uint64_t pc, const char *desc)
 		    (int)name_len, desc, (int)place_len, place);
 }
 
+/* The objects the frames lie in, by their start address, each written
+   once after the sites (mapping: lines): START -> one pc inside it, asked
+   of the symbolizer again when written. */
+struct mappings {
+	const struct ht_symbolizer *sym;
+	struct u64map seen;
+};
+
+static void
+mapping_note(struct mappings *m, uint64_t pc)
+{
+	struct ht_mapping map;
+	if (!m->sym->mapping || !m->sym->mapping(m->sym->ctx, pc, &map))
+		return;
+	bool fresh;
+	uint64_t *slot = u64map_slot(&m->seen, map.start, &fresh);
+	if (fresh)
+		*slot = pc;
+}
+
+/* "mapping: start=0x.. end=0x.. offset=0x.. build_id=HEX file=PATH", the
+   file last as it may hold blanks; build_id= absent when unknown. */
+static int
+mapping_line(FILE *f, const struct ht_mapping *map)
+{
+	int rc = emit(f, "mapping: start=0x%llX end=0x%llX offset=0x%llX",
+		      (unsigned long long)map->start,
+		      (unsigned long long)map->end,
+		      (unsigned long long)map->offset);
+	if (!rc && map->build_id_len) {
+		rc = emit(f, " build_id=");
+		for (size_t i = 0; !rc && i < map->build_id_len; i++)
+			rc = emit(f, "%02x", map->build_id[i]);
+	}
+	if (!rc && map->file)
+		rc = emit(f, " file=%s", map->file);
+	return rc ? rc : emit(f, "\n");
+}
+
+/* The mappings noted, in address order. */
+static int
+write_mappings(FILE *f, const struct mappings *m)
+{
+	size_t n = m->seen.count, k = 0;
+	uint64_t *starts = ht_xcalloc(n ? n : 1, sizeof(*starts));
+	uint64_t start, pc;
+	for (size_t pos = 0; u64map_next(&m->seen, &pos, &start, &pc);)
+		starts[k++] = start;
+	for (size_t i = 1; i < k; i++) /* few objects: insertion sort */
+		for (size_t j = i; j > 0 && starts[j - 1] > starts[j]; j--) {
+			uint64_t t = starts[j];
+			starts[j] = starts[j - 1];
+			starts[j - 1] = t;
+		}
+	int rc = 0;
+	for (size_t i = 0; !rc && i < k; i++) {
+		struct ht_mapping map;
+		pc = *u64map_get(&m->seen, starts[i]);
+		if (m->sym->mapping(m->sym->ctx, pc, &map))
+			rc = mapping_line(f, &map);
+	}
+	free(starts);
+	return rc;
+}
+
 static int
 site_frames(FILE *f, const struct snap_engine *eng,
-	    const struct ht_symbolizer *sym, uint32_t site, uint64_t *pcs)
+	    const struct ht_symbolizer *sym, uint32_t site, uint64_t *pcs,
+	    struct mappings *maps)
 {
 	unsigned n = snap_engine_site_frames(eng, site, pcs, MAX_FRAMES);
 	int rc = 0;
+	for (unsigned i = 0; i < n; i++)
+		mapping_note(maps, pcs[i]);
 	for (unsigned i = 0; !rc && i < n; i++) {
 		const char *lines[HT_MAX_INLINE];
 		unsigned nl = sym->describe(sym->ctx, pcs[i], lines,
@@ -126,11 +195,12 @@ write_totals(FILE *f, const struct snap_site *v, size_t n,
 		      (unsigned long long)leaked_blocks);
 	if (!rc && n_thinned)
 		rc = emit(f, "thinned: sites=%llu calls=%llu allocated=%llu "
-			  "peak=%llu temporary=%llu\n",
+			  "peak=%llu peak_blocks=%llu temporary=%llu\n",
 			  (unsigned long long)n_thinned,
 			  (unsigned long long)th.calls,
 			  (unsigned long long)th.allocated,
 			  (unsigned long long)th.peak,
+			  (unsigned long long)th.peak_blocks,
 			  (unsigned long long)th.temporary);
 	return rc;
 }
@@ -152,10 +222,12 @@ write_site(FILE *f, size_t id, const struct snap_site *s,
 {
 	int rc = emit(f,
 		      "site: %zu calls=%llu allocated=%llu peak=%llu "
-		      "leaked=%llu leaked_blocks=%llu temporary=%llu",
+		      "peak_blocks=%llu leaked=%llu leaked_blocks=%llu "
+		      "temporary=%llu",
 		      id, (unsigned long long)s->calls,
 		      (unsigned long long)s->allocated,
 		      (unsigned long long)s->peak,
+		      (unsigned long long)s->peak_blocks,
 		      (unsigned long long)s->leaked,
 		      (unsigned long long)s->leaked_blocks,
 		      (unsigned long long)s->temporary);
@@ -175,6 +247,8 @@ out_sites_fprint(FILE *f, long pid, const struct out_header *h,
 	struct snap_site *v;
 	size_t n = snap_engine_sites(eng, &v);
 	uint64_t *pcs = ht_xcalloc(MAX_FRAMES, sizeof(*pcs));
+	struct mappings maps = { .sym = sym };
+	u64map_init(&maps.seen);
 	int rc = write_header(f, pid, h, eng);
 	if (!rc)
 		rc = write_totals(f, v, n, eng);
@@ -183,8 +257,11 @@ out_sites_fprint(FILE *f, long pid, const struct out_header *h,
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = write_site(f, i + 1, &v[i], leak);
 		if (!rc)
-			rc = site_frames(f, eng, sym, v[i].site, pcs);
+			rc = site_frames(f, eng, sym, v[i].site, pcs, &maps);
 	}
+	if (!rc)
+		rc = write_mappings(f, &maps);
+	u64map_fini(&maps.seen);
 	if (!rc && fflush(f))
 		rc = -(errno ? errno : EIO);
 	free(pcs);

@@ -23,6 +23,7 @@ struct reader {
 	unsigned long lineno;
 	struct sites_file *out;
 	size_t cap_sites, cap_frames; /* of out->sites, of the last site's */
+	size_t cap_mappings;
 	char *err;
 	size_t errlen;
 	bool failed;
@@ -64,6 +65,20 @@ sites_path_of(const char *profile)
 	return ht_xasprintf("%s.sites", profile);
 }
 
+bool
+sites_is_alloc_function(const char *fn)
+{
+	static const char *const names[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "memalign",
+		"posix_memalign", "aligned_alloc", "valloc", "pvalloc",
+		"__builtin_new", "__builtin_vec_new", "strdup", "strndup",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(fn, names[i]) == 0)
+			return true;
+	return strncmp(fn, "operator new", 12) == 0;
+}
+
 const char *
 sites_kind_name(enum sites_kind k)
 {
@@ -99,6 +114,49 @@ parse_i64(const char *s, size_t len, int64_t *v)
 		return false;
 	*v = neg ? -(int64_t)x : (int64_t)x;
 	return true;
+}
+
+/* The decimal value of OPTION ("--sampling-interval=") in DESC. */
+static bool
+desc_option(const char *desc, const char *option, uint64_t *v)
+{
+	const char *p = desc ? strstr(desc, option) : NULL;
+	if (!p)
+		return false;
+	p += strlen(option);
+	return parse_u64(p, strspn(p, "0123456789"), v);
+}
+
+bool
+sites_sampling_of(const struct sites_file *sf, const char *desc,
+		  struct sites_sampling *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (sf && sf->has_sampling) {
+		out->interval = sf->sampling_interval;
+		out->seed = sf->sampling_seed;
+		out->has_seed = true;
+		return true;
+	}
+	if (!desc_option(desc, "--sampling-interval=", &out->interval) ||
+	    !out->interval)
+		return false;
+	out->has_seed = desc_option(desc, "--sampling-seed=", &out->seed);
+	return true;
+}
+
+void
+sites_sampling_text(const struct sites_sampling *s, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB" };
+	double v = (double)s->interval;
+	int u = 0;
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "sampled every %.1f %s: figures are estimated "
+		 "(error about sqrt(interval/bytes) per site)", v, units[u]);
 }
 
 static struct field *
@@ -231,6 +289,109 @@ totals_parse(struct reader *r, const char *text)
 	return 0;
 }
 
+static int
+sampling_parse(struct reader *r, const char *text)
+{
+	struct sites_file *o = r->out;
+	struct field f[] = {
+		{ .key = "interval", .u = &o->sampling_interval,
+		  .required = true },
+		{ .key = "seed", .u = &o->sampling_seed },
+	};
+	if (fields_parse(r, "sampling", text, f, 2, NULL, NULL))
+		return -1;
+	o->has_sampling = o->sampling_interval != 0;
+	return 0;
+}
+
+/* A "0xHEX" value filling S[0..LEN). */
+static bool
+parse_hex(const char *s, size_t len, uint64_t *v)
+{
+	static const char digits[] = "0123456789abcdef0123456789ABCDEF";
+	uint64_t x = 0;
+	if (len < 3 || len > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return false;
+	for (size_t i = 2; i < len; i++) {
+		const char *d = s[i] ? strchr(digits, s[i]) : NULL;
+		if (!d)
+			return false;
+		x = x << 4 | (uint64_t)((d - digits) & 15);
+	}
+	*v = x;
+	return true;
+}
+
+static void
+mapping_free(struct sites_mapping *m)
+{
+	free(m->build_id);
+	free(m->file);
+}
+
+/* One word of a mapping: line into M; FILE= takes the rest of the line.
+   Returns the length used, or 0 after failing. */
+static size_t
+mapping_word(struct reader *r, struct sites_mapping *m, const char *p)
+{
+	size_t len = strcspn(p, " ");
+	const char *eq = memchr(p, '=', len);
+	if (strncmp(p, "file=", 5) == 0) {
+		free(m->file);
+		m->file = ht_xstrdup(p + 5);
+		return strlen(p);
+	}
+	if (!eq)
+		return len;
+	size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+	uint64_t *dst = klen == 5 && !memcmp(p, "start", 5) ? &m->start
+		: klen == 3 && !memcmp(p, "end", 3) ? &m->end
+		: klen == 6 && !memcmp(p, "offset", 6) ? &m->offset : NULL;
+	if (dst && !parse_hex(eq + 1, vlen, dst)) {
+		reader_fail(r, "mapping: %.*s is not 0xHEX", (int)len, p);
+		return 0;
+	}
+	if (klen == 8 && !memcmp(p, "build_id", 8)) {
+		free(m->build_id);
+		m->build_id = ht_xasprintf("%.*s", (int)vlen, eq + 1);
+	}
+	return len;
+}
+
+static int
+mapping_parse(struct reader *r, const char *text)
+{
+	struct sites_mapping m = { 0 };
+	for (const char *p = text; *p;) {
+		p += *p == ' ';
+		size_t len = mapping_word(r, &m, p);
+		if (r->failed) {
+			mapping_free(&m);
+			return -1;
+		}
+		p += len;
+	}
+	if (m.end <= m.start) {
+		mapping_free(&m);
+		return reader_fail(r, "mapping: line without start= and a "
+				   "larger end=");
+	}
+	struct sites_file *o = r->out;
+	ht_xgrow((void **)&o->mappings, &r->cap_mappings, o->n_mappings + 1,
+		 sizeof(*o->mappings));
+	o->mappings[o->n_mappings++] = m;
+	return 0;
+}
+
+const struct sites_mapping *
+sites_mapping_of(const struct sites_file *f, uint64_t addr)
+{
+	for (size_t i = 0; i < f->n_mappings; i++)
+		if (addr >= f->mappings[i].start && addr < f->mappings[i].end)
+			return &f->mappings[i];
+	return NULL;
+}
+
 /* "KIND=BYTES/BLOCKS" words: parsed here, not by fields_parse. */
 static int
 leak_kind_parse(struct reader *r, const char *word, size_t len)
@@ -294,11 +455,13 @@ site_parse(struct reader *r, const char *text)
 		{ .key = "indirect", .u = &s->kind_bytes[SITES_INDIRECT] },
 		{ .key = "possible", .u = &s->kind_bytes[SITES_POSSIBLE] },
 		{ .key = "reachable", .u = &s->kind_bytes[SITES_REACHABLE] },
+		{ .key = "peak_blocks", .u = &s->peak_blocks },
 	};
 	const char *id = NULL;
 	size_t id_len = 0;
-	if (fields_parse(r, "site", text, f, 10, &id, &id_len))
+	if (fields_parse(r, "site", text, f, 11, &id, &id_len))
 		return -1;
+	s->has_peak_blocks = f[10].seen;
 	if (!id || !parse_u64(id, id_len, &s->id))
 		return reader_fail(r, "site: line without its decimal ID");
 	for (int k = 0; k < SITES_N_KINDS; k++)
@@ -394,6 +557,10 @@ line_parse(struct reader *r, const char *line)
 		return string_parse(&r->out->time_unit, text);
 	if (IS("peak"))
 		return peak_parse(r, text);
+	if (IS("sampling"))
+		return sampling_parse(r, text);
+	if (IS("mapping"))
+		return mapping_parse(r, text);
 	if (IS("totals"))
 		return totals_parse(r, text);
 	if (IS("leak_check"))
@@ -479,6 +646,9 @@ sites_free(struct sites_file *f)
 		free(f->sites[i].frames);
 	}
 	free(f->sites);
+	for (size_t i = 0; i < f->n_mappings; i++)
+		mapping_free(&f->mappings[i]);
+	free(f->mappings);
 	free(f->cmd);
 	free(f->time_unit);
 	free(f->leak_mode);

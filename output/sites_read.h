@@ -38,10 +38,19 @@ struct sites_frame {
 struct sites_site {
 	uint64_t id;
 	uint64_t calls, allocated, peak, leaked, leaked_blocks, temporary;
+	bool has_peak_blocks; /* a peak_blocks= key (files since issue 25) */
+	uint64_t peak_blocks;
 	bool has_kinds; /* KIND_BYTES were given (the run made a leak check) */
 	uint64_t kind_bytes[SITES_N_KINDS];
 	struct sites_frame *frames;
 	size_t n_frames;
+};
+
+/* One `mapping:` line: an object of the process. */
+struct sites_mapping {
+	uint64_t start, end, offset;
+	char *build_id; /* lowercase hex; NULL when absent */
+	char *file;     /* NULL when absent */
 };
 
 /* The whole file. Lines absent from it leave their fields 0 and their
@@ -52,6 +61,8 @@ struct sites_file {
 	long pid;
 	char *cmd;       /* NULL when absent */
 	char *time_unit; /* NULL when absent */
+	bool has_sampling; /* a sampling: line: every figure is an estimate */
+	uint64_t sampling_interval, sampling_seed;
 	bool has_peak;
 	int64_t peak_snapshot; /* -1: the Massif file has no peak */
 	uint64_t peak_time, peak_heap;
@@ -63,6 +74,8 @@ struct sites_file {
 	uint64_t leak_bytes[SITES_N_KINDS], leak_blocks[SITES_N_KINDS];
 	struct sites_site *sites;
 	size_t n_sites;
+	struct sites_mapping *mappings; /* in the file's order */
+	size_t n_mappings;
 };
 
 /* The name of PROFILE's statistics file: PROFILE with ".sites" appended
@@ -78,6 +91,31 @@ int sites_read(const char *path, struct sites_file *out, int *errno_out,
 
 /* Free what sites_read allocated in F and empty it. */
 void sites_free(struct sites_file *f);
+
+/* The mapping of F holding ADDR, or NULL. */
+const struct sites_mapping *sites_mapping_of(const struct sites_file *f,
+					     uint64_t addr);
+
+/* Whether FN is an allocator's entry point (Massif's default --alloc-fn
+   list and the like: malloc, operator new...): the frames a site's stack
+   starts with, above the code that called them. */
+bool sites_is_alloc_function(const char *fn);
+
+/* How a profile was sampled: from SF's sampling: line (SF may be NULL),
+   else from the Massif desc: line DESC's --sampling-interval= and
+   --sampling-seed= (DESC may be NULL). False for an exact profile. */
+struct sites_sampling {
+	uint64_t interval; /* bytes */
+	bool has_seed;
+	uint64_t seed;
+};
+bool sites_sampling_of(const struct sites_file *sf, const char *desc,
+		       struct sites_sampling *out);
+
+/* The line that says so in reports: "sampled every 512.0 KiB: figures
+   are estimated (error about sqrt(interval/bytes) per site)", into BUF. */
+void sites_sampling_text(const struct sites_sampling *s, char *buf,
+			 size_t len);
 
 /* The kind's name as the file spells it ("definite", ...). */
 const char *sites_kind_name(enum sites_kind k);

@@ -966,12 +966,13 @@ snap_engine_sites_thinned(const struct snap_engine *eng, uint64_t *n_sites)
 {
 	const struct site_thinned *th = &eng->sites.thinned;
 	*n_sites = th->sites;
-	return (struct snap_site){
+	struct snap_site v = {
 		.calls = th->calls,
 		.allocated = th->allocated,
-		.peak = site_table_thinned_peak(&eng->sites),
 		.temporary = th->temporary,
 	};
+	v.peak = site_table_thinned_peak(&eng->sites, &v.peak_blocks);
+	return v;
 }
 
 size_t
@@ -989,6 +990,7 @@ snap_engine_sites(const struct snap_engine *eng, struct snap_site **out)
 			.calls = s->calls,
 			.allocated = s->allocated,
 			.peak = site_table_peak_bytes(st, s),
+			.peak_blocks = site_table_peak_blocks(st, s),
 			.leaked = s->live,
 			.leaked_blocks = s->live_blocks,
 			.temporary = s->temporary,

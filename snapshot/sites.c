@@ -157,6 +157,7 @@ live_change(struct site_table *st, struct site_stats *s, int64_t d,
 {
 	if (s->peak_epoch != st->peak_epoch) {
 		s->peak_live = s->live;
+		s->peak_live_blocks = s->live_blocks;
 		s->peak_epoch = st->peak_epoch;
 	}
 	s->live += (uint64_t)d;
@@ -251,7 +252,8 @@ thin_pick(struct site_table *st, size_t drop, bool *gone)
 	qsort(c, nc, sizeof(*c), candidate_cmp);
 	struct site_thinned *th = &st->thinned;
 	if (th->peak_epoch != st->peak_epoch) {
-		th->peak = 0; /* a newer peak: they held nothing then */
+		th->peak = th->peak_blocks = 0; /* a newer peak: they held
+						   nothing then */
 		th->peak_epoch = st->peak_epoch;
 	}
 	for (size_t i = 0; i < drop; i++) {
@@ -262,6 +264,7 @@ thin_pick(struct site_table *st, size_t drop, bool *gone)
 		th->allocated += s->allocated;
 		th->temporary += s->temporary;
 		th->peak += site_table_peak_bytes(st, s);
+		th->peak_blocks += site_table_peak_blocks(st, s);
 	}
 	free(c);
 	return drop;
@@ -334,7 +337,19 @@ site_table_thin(struct site_table *st, uint32_t keep)
 }
 
 uint64_t
-site_table_thinned_peak(const struct site_table *st)
+site_table_thinned_peak(const struct site_table *st, uint64_t *blocks)
 {
-	return st->thinned.peak_epoch == st->peak_epoch ? st->thinned.peak : 0;
+	bool now = st->thinned.peak_epoch == st->peak_epoch;
+	*blocks = now ? st->thinned.peak_blocks : 0;
+	return now ? st->thinned.peak : 0;
+}
+
+uint64_t
+site_table_peak_blocks(const struct site_table *st,
+		       const struct site_stats *s)
+{
+	if (!st->peak_epoch)
+		return s->live_blocks;
+	return s->peak_epoch == st->peak_epoch ? s->peak_live_blocks
+					       : s->live_blocks;
 }

@@ -78,12 +78,14 @@ struct site_stats {
 	uint64_t calls, allocated, temporary;
 	uint64_t live, live_blocks;
 	uint64_t peak_live;      /* LIVE when peak PEAK_EPOCH was taken */
+	uint64_t peak_live_blocks; /* LIVE_BLOCKS then */
 };
 
 /* Sites merged away by thinning (site_table_thin): their figures summed. */
 struct site_thinned {
 	uint64_t sites, calls, allocated, temporary;
 	uint64_t peak;           /* their live bytes at peak PEAK_EPOCH */
+	uint64_t peak_blocks;    /* and live blocks */
 	uint32_t peak_epoch;
 };
 /* Sites kept before the least significant are thinned out (engine.c). */
@@ -135,8 +137,13 @@ uint64_t site_table_peak_bytes(const struct site_table *st,
    forgotten); NULL when nothing could be dropped. The next thinning is
    due KEEP sites from now (ST->thin_at). */
 uint32_t *site_table_thin(struct site_table *st, uint32_t keep);
-/* The live bytes at the last peak of the sites thinned out. */
-uint64_t site_table_thinned_peak(const struct site_table *st);
+/* The live bytes at the last peak of the sites thinned out, and their
+   live blocks then into *BLOCKS. */
+uint64_t site_table_thinned_peak(const struct site_table *st,
+				 uint64_t *blocks);
+/* S's live blocks at the last peak (at the end when none was taken). */
+uint64_t site_table_peak_blocks(const struct site_table *st,
+				const struct site_stats *s);
 
 /* ---- Stack filter (stackfilter.c) ---- */
 /* One remembered stack: the raw frames POOL[OFF..OFF+N) (frame 0 left

@@ -138,6 +138,7 @@ struct snap_site {
 	uint64_t allocated;   /* bytes they asked for */
 	uint64_t peak;        /* its bytes live at the last peak snapshot (at
 				 the end when there is none) */
+	uint64_t peak_blocks; /* its blocks live then */
 	uint64_t leaked;      /* its bytes live now */
 	uint64_t leaked_blocks;
 	uint64_t temporary;   /* its blocks freed by the next allocator call */

@@ -404,6 +404,38 @@ sym_session_show_below_main(struct sym_session *ss, bool show)
 	ss->show_below_main = show;
 }
 
+/* The module holding PC, as dwfl reported it from /proc/PID/maps: its
+   lowest address is where its file's offset 0 is mapped (the first
+   PT_LOAD segment's), so the offset is 0. No re-reading of the modules:
+   the addresses asked about were all described, with their module then
+   known, and the process may be gone. */
+static bool
+session_mapping(void *ctx, uint64_t pc, struct ht_mapping *out)
+{
+	struct sym_session *ss = ctx;
+	Dwfl_Module *mod = dwfl_addrmodule(ss->dwfl, pc);
+	if (!mod)
+		return false;
+	Dwarf_Addr start, end, bias;
+	const char *file = NULL;
+	const char *name = dwfl_module_info(mod, NULL, &start, &end, NULL,
+					    NULL, &file, NULL);
+	*out = (struct ht_mapping){ .start = start, .end = end,
+				    .file = file ? file : name };
+	/* the build-id is read with the ELF file, opened here when the
+	   symbol cache spared its opening until now */
+	if (!dwfl_module_getelf(mod, &bias))
+		return true;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len > 0) {
+		out->build_id = bits;
+		out->build_id_len = (size_t)len;
+	}
+	return true;
+}
+
 struct ht_symbolizer
 sym_session_symbolizer(struct sym_session *ss)
 {
@@ -411,5 +443,6 @@ sym_session_symbolizer(struct sym_session *ss)
 		.ctx = ss,
 		.function_name = session_function_name,
 		.describe = session_describe,
+		.mapping = session_mapping,
 	};
 }

@@ -237,7 +237,7 @@ static const char want_plain[] =
 	"peak: snapshot=7 time=176 heap=144\n"
 	"totals: sites=3 calls=4 allocated=160 temporary=1 leaked=112 "
 	"leaked_blocks=2\n"
-	"site: 1 calls=2 allocated=96 peak=96 leaked=64 leaked_blocks=1 "
+	"site: 1 calls=2 allocated=96 peak=96 peak_blocks=2 leaked=64 leaked_blocks=1 "
 	"temporary=0\n"
 	FRAME_NEW
 	"frame: 0x109ABC std::vector<int, std::allocator<int> >::"
@@ -245,12 +245,12 @@ static const char want_plain[] =
 	"frame: 0x109D0E inl_get\tt.h:2\n"
 	"frame: 0x109D0E caller\tt.c:4\n"
 	FRAMES_MAIN
-	"site: 2 calls=1 allocated=16 peak=0 leaked=0 leaked_blocks=0 "
+	"site: 2 calls=1 allocated=16 peak=0 peak_blocks=0 leaked=0 leaked_blocks=0 "
 	"temporary=1\n"
 	FRAME_NEW
 	"frame: 0x7F00DEAD ???\t\n"
 	FRAMES_MAIN
-	"site: 3 calls=1 allocated=48 peak=48 leaked=48 leaked_blocks=1 "
+	"site: 3 calls=1 allocated=48 peak=48 peak_blocks=1 leaked=48 leaked_blocks=1 "
 	"temporary=0\n"
 	FRAME_NEW
 	"frame: 0x401F0 ???\t(in /bin/x)\n";
@@ -378,7 +378,7 @@ case_leak(void)
 		   "leaked=112 leaked_blocks=2\n"
 		   "leak_check: summary definite=64/1 indirect=0/0 "
 		   "possible=40/1 reachable=8/1\n"
-		   "site: 1 calls=2 allocated=96 peak=96 leaked=64 "
+		   "site: 1 calls=2 allocated=96 peak=96 peak_blocks=2 leaked=64 "
 		   "leaked_blocks=1 temporary=0 definite=64 indirect=0 "
 		   "possible=0 reachable=0\n"
 		   FRAME_NEW
@@ -387,12 +387,12 @@ case_leak(void)
 		   "frame: 0x109D0E inl_get\tt.h:2\n"
 		   "frame: 0x109D0E caller\tt.c:4\n"
 		   FRAMES_MAIN
-		   "site: 2 calls=1 allocated=16 peak=0 leaked=0 "
+		   "site: 2 calls=1 allocated=16 peak=0 peak_blocks=0 leaked=0 "
 		   "leaked_blocks=0 temporary=1\n"
 		   FRAME_NEW
 		   "frame: 0x7F00DEAD ???\t\n"
 		   FRAMES_MAIN
-		   "site: 3 calls=1 allocated=48 peak=48 leaked=48 "
+		   "site: 3 calls=1 allocated=48 peak=48 peak_blocks=1 leaked=48 "
 		   "leaked_blocks=1 temporary=0 definite=0 indirect=0 "
 		   "possible=40 reachable=8\n"
 		   FRAME_NEW

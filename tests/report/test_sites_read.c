@@ -112,6 +112,65 @@ test_unknown(void)
 	sites_free(&sf);
 }
 
+/* The lines and keys issue 25 added: sampling:, peak_blocks=, mapping:. */
+static void
+test_mappings(void)
+{
+	static const char text[] =
+		"heaptrace-sites: 1\n"
+		"time_unit: B\n"
+		"sampling: interval=524288 seed=42\n"
+		"site: 1 calls=2 allocated=3 peak=3 peak_blocks=2 leaked=0 "
+		"leaked_blocks=0 temporary=0\n"
+		"frame: 0x55550010 f\tf.c:1\n"
+		"site: 2 calls=1 allocated=1 peak=0 leaked=0 leaked_blocks=0 "
+		"temporary=0\n"
+		"frame: 0x7FFF0020 g\tg.c:2\n"
+		"mapping: start=0x55550000 end=0x55560000 offset=0x0 "
+		"build_id=00ff3e file=/tmp/a dir/prog\n"
+		"mapping: start=0x7fff0000 end=0x7FFF8000 offset=0x1000 "
+		"later=1\n";
+	char err[512];
+	struct sites_file sf;
+	int rc = sites_read(write_file(text, sizeof(text) - 1), &sf, NULL,
+			    err, sizeof(err));
+	CHECK(rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK(sf.has_sampling && sf.sampling_interval == 524288 &&
+	      sf.sampling_seed == 42, "sampling");
+	struct sites_sampling smp;
+	CHECK(sites_sampling_of(&sf, NULL, &smp) && smp.interval == 524288 &&
+	      smp.has_seed && smp.seed == 42, "sites_sampling_of");
+	CHECK(sites_sampling_of(NULL, "--depth=3 --sampling-interval=4096",
+				&smp) && smp.interval == 4096 && !smp.has_seed,
+	      "from desc");
+	char line[256];
+	sites_sampling_text(&smp, line, sizeof(line));
+	CHECK(strncmp(line, "sampled every 4.0 KiB: figures are estimated",
+		      44) == 0, "'%s'", line);
+	CHECK(!sites_sampling_of(NULL, "--depth=3", &smp), "exact desc");
+	CHECK(sf.n_sites == 2 && sf.sites[0].has_peak_blocks &&
+	      sf.sites[0].peak_blocks == 2 && !sf.sites[1].has_peak_blocks,
+	      "peak_blocks");
+	CHECK(sf.n_mappings == 2, "%zu mappings", sf.n_mappings);
+	if (sf.n_mappings == 2) {
+		const struct sites_mapping *m = &sf.mappings[0];
+		CHECK(m->start == 0x55550000 && m->end == 0x55560000 &&
+		      m->offset == 0 && strcmp(m->build_id, "00ff3e") == 0 &&
+		      strcmp(m->file, "/tmp/a dir/prog") == 0, "mapping 1");
+		m = &sf.mappings[1];
+		CHECK(m->start == 0x7FFF0000 && m->end == 0x7FFF8000 &&
+		      m->offset == 0x1000 && !m->build_id && !m->file,
+		      "mapping 2");
+		CHECK(sites_mapping_of(&sf, 0x55550010) == &sf.mappings[0] &&
+		      sites_mapping_of(&sf, 0x7FFF0020) == &sf.mappings[1] &&
+		      !sites_mapping_of(&sf, 0x55560000) &&
+		      !sites_mapping_of(&sf, 0x1000), "mapping of");
+	}
+	sites_free(&sf);
+}
+
 /* One malformed text and the words its error must hold. */
 struct bad_case {
 	const char *text;
@@ -155,6 +214,12 @@ static const struct bad_case bad_cases[] = {
 	{ "heaptrace-sites: 1\nleak_check: full definite=1\n",
 	  ":2: leak_check: definite=1 is not" },
 	{ "heaptrace-sites: 1\nheaptrace-sites: 1\n", ":2: a second" },
+	{ "heaptrace-sites: 1\nsampling: seed=1\n",
+	  ":2: sampling: line without interval=" },
+	{ "heaptrace-sites: 1\nmapping: start=0xZZ end=0x10\n",
+	  ":2: mapping: start=0xZZ is not 0xHEX" },
+	{ "heaptrace-sites: 1\nmapping: start=0x20 end=0x10\n",
+	  ":2: mapping: line without start= and a larger end=" },
 };
 
 static void
@@ -265,6 +330,8 @@ main(int argc, char **argv)
 		test_malformed();
 	else if (strcmp(c, "missing") == 0)
 		test_missing();
+	else if (strcmp(c, "mappings") == 0)
+		test_mappings();
 	else if (strcmp(c, "fuzz") == 0)
 		test_fuzz();
 	else

@@ -90,20 +90,29 @@ check_figures() {
 	[ "$(sed -n 6p "$f")" = "totals: sites=4 calls=162 allocated=105612 temporary=50 leaked=4396 leaked_blocks=4" ] ||
 		fail "totals line: $(sed -n 6p "$f")"
 
-	check_site "$f" k "site: 1 calls=2 allocated=4112 peak=4096 leaked=4096 leaked_blocks=1 temporary=0"
-	check_site "$f" g "site: 2 calls=10 allocated=1000 peak=300 leaked=300 leaked_blocks=3 temporary=0"
-	check_site "$f" f "site: 3 calls=100 allocated=100000 peak=100000 leaked=0 leaked_blocks=0 temporary=0"
-	check_site "$f" h "site: 4 calls=50 allocated=500 peak=0 leaked=0 leaked_blocks=0 temporary=50"
+	check_site "$f" k "site: 1 calls=2 allocated=4112 peak=4096 peak_blocks=1 leaked=4096 leaked_blocks=1 temporary=0"
+	check_site "$f" g "site: 2 calls=10 allocated=1000 peak=300 peak_blocks=3 leaked=300 leaked_blocks=3 temporary=0"
+	check_site "$f" f "site: 3 calls=100 allocated=100000 peak=100000 peak_blocks=100 leaked=0 leaked_blocks=0 temporary=0"
+	check_site "$f" h "site: 4 calls=50 allocated=500 peak=0 peak_blocks=0 leaked=0 leaked_blocks=0 temporary=50"
 	local sum
 	sum=$(awk '/^site: / { for (i = 3; i <= NF; i++)
 		if ($i ~ /^peak=/) s += substr($i, 6) } END { print s + 0 }' "$f")
 	[ "$sum" = 104396 ] || fail "the sites' peak bytes sum to $sum"
 
-	# every other line is a frame line of the documented form
+	# every other line is a frame or mapping line of the documented form
 	local bad
 	bad=$(sed -n '7,$p' "$f" | grep -v '^site: ' |
-		grep -Ev "$(printf '^frame: 0x[0-9A-F]+ [^\t]+\t[^\t]*$')")
+		grep -Ev "$(printf '^frame: 0x[0-9A-F]+ [^\t]+\t[^\t]*$')" |
+		grep -Ev '^mapping: start=0x[0-9A-F]+ end=0x[0-9A-F]+ offset=0x[0-9A-F]+( build_id=[0-9a-f]+)? file=.+$')
 	[ -z "$bad" ] || fail "malformed lines: $bad"
+	# the program's own mapping, with the build ID its ELF notes hold
+	local prog_file id
+	prog_file=$(sed -n 's/^cmd: \([^ ]*\).*/\1/p' "$f")
+	id=$(readelf -n "$prog_file" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+	if [ -n "$id" ]; then
+		grep -q "^mapping: .* build_id=$id file=.*${prog_file##*/}\$" "$f" ||
+			fail "no mapping of $prog_file with build ID $id"
+	fi
 	# f's own frame: its name, then file:line (clang's line tables
 	# name the file as it was compiled: a directory may come first)
 	grep -Eq "$(printf '^frame: 0x[0-9A-F]+ f\t([^\t]*/)?sites\\.c:[0-9]+$')" "$f" ||
@@ -186,11 +195,11 @@ leak)
 			{ fail "$mode: the leak report differs"; show "$tmp/leak-$mode.err"; }
 		[ "$(sed -n 7p "$sites")" = "leak_check: $mode definite=100/1 indirect=0/0 possible=0/0 reachable=4296/3" ] ||
 			fail "$mode: leak_check line: $(sed -n 7p "$sites")"
-		check_site "$sites" k "site: 1 calls=2 allocated=4112 peak=4096 leaked=4096 leaked_blocks=1 temporary=0 definite=0 indirect=0 possible=0 reachable=4096"
-		check_site "$sites" g "site: 2 calls=10 allocated=1000 peak=300 leaked=300 leaked_blocks=3 temporary=0 definite=100 indirect=0 possible=0 reachable=200"
+		check_site "$sites" k "site: 1 calls=2 allocated=4112 peak=4096 peak_blocks=1 leaked=4096 leaked_blocks=1 temporary=0 definite=0 indirect=0 possible=0 reachable=4096"
+		check_site "$sites" g "site: 2 calls=10 allocated=1000 peak=300 peak_blocks=3 leaked=300 leaked_blocks=3 temporary=0 definite=100 indirect=0 possible=0 reachable=200"
 		# sites with nothing left carry no leak fields
-		check_site "$sites" f "site: 3 calls=100 allocated=100000 peak=100000 leaked=0 leaked_blocks=0 temporary=0"
-		check_site "$sites" h "site: 4 calls=50 allocated=500 peak=0 leaked=0 leaked_blocks=0 temporary=50"
+		check_site "$sites" f "site: 3 calls=100 allocated=100000 peak=100000 peak_blocks=100 leaked=0 leaked_blocks=0 temporary=0"
+		check_site "$sites" h "site: 4 calls=50 allocated=500 peak=0 peak_blocks=0 leaked=0 leaked_blocks=0 temporary=50"
 		[ "$fails" = 0 ] || show "$sites"
 	done
 	;;

@@ -80,6 +80,20 @@ explain_backend(const struct ht_options *opt)
 			opt->backend == HT_BACKEND_INLINE ? "inline" : "ptrace");
 }
 
+/* A sampled profile's figures are estimates: the summary line says so,
+   and -v gives the seed that samples the same calls again. */
+static void
+explain_sampling(const struct ht_options *opt)
+{
+	if (!opt->sampling_interval)
+		return;
+	ht_debug("sampling every %llu bytes, seed %llu (--sampling-seed)",
+		 (unsigned long long)opt->sampling_interval,
+		 (unsigned long long)opt->sampling_seed);
+	ht_note("sampled every %llu bytes: figures are estimates",
+		(unsigned long long)opt->sampling_interval);
+}
+
 /* An unwritable --massif-out-file is found before the program runs. */
 static int
 check_out_file(const struct ht_options *opt)
@@ -99,6 +113,7 @@ cmd_run(struct ht_cmdline *cl)
 		return EXIT_USAGE;
 	choose_time_unit(&cl->opt);
 	explain_backend(&cl->opt);
+	explain_sampling(&cl->opt);
 	struct profiler *prof = profiler_new(&cl->opt, cl->prog_argv);
 	struct tracer_sink sink = profiler_sink(prof);
 	struct tracer_result res = { 0 };
@@ -166,6 +181,7 @@ cmd_attach(struct ht_cmdline *cl)
 	static char *const no_argv[] = { NULL };
 	/* said on the summary line, so that a refused attach is one line */
 	choose_time_unit(&cl->opt);
+	explain_sampling(&cl->opt);
 	struct profiler *prof = profiler_new(&cl->opt, no_argv);
 	struct tracer_sink sink = profiler_sink(prof);
 	struct tracer_result res = { 0 };

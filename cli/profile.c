@@ -499,6 +499,8 @@ profile_header(const struct profiler *prof, const struct profile *pr)
 		.time_unit = prof->opt->time_unit,
 		.pages_as_heap = prof->opt->pages_as_heap,
 		.threshold = prof->opt->threshold,
+		.sampling_interval = prof->opt->sampling_interval,
+		.sampling_seed = prof->opt->sampling_seed,
 	};
 }
 

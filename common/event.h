@@ -75,6 +75,9 @@ struct ht_event {
 	uint64_t old_size; /* MREMAP: the old length */
 	uint64_t size;     /* requested bytes: calloc's nmemb*size, realloc's new size */
 	uint64_t align;    /* requested alignment; 0 when the call takes none */
+	uint64_t weight;   /* --sampling-interval: a sampled block (ALLOC,
+			      REALLOC) stands for WEIGHT bytes; 0: exact,
+			      the block itself */
 	uint64_t usable;   /* the real allocator's chunk size for ADDR when the
 			      source read it, else 0 (models then use rules) */
 	uint64_t time;     /* clock in the session's unit (ms or instructions);

@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "xalloc.h"
@@ -27,6 +30,9 @@ enum opt_kind {
 	OPT_LIST,   /* non-empty text, each occurrence appended */
 	OPT_FLAG,   /* no value: sets a bool */
 	OPT_KINDS,  /* a set of leak kinds, memcheck's syntax (unsigned) */
+	OPT_BYTES,  /* decimal uint64_t in [LO, HI] with an optional suffix
+		       K, M or G (1024, 1024^2, 1024^3) */
+	OPT_U64,    /* decimal uint64_t, any; its SET_OFF bool says given */
 };
 
 enum opt_group {
@@ -41,7 +47,8 @@ struct opt_spec {
 	const char *alias; /* "-q", or NULL */
 	enum opt_kind kind;
 	size_t off;        /* the field in struct ht_options */
-	size_t count_off;  /* OPT_LIST: its size_t count */
+	size_t count_off;  /* OPT_LIST: its size_t count; OPT_U64: its bool
+			      "given" */
 	const char *def;   /* the default as it would be typed; NULL: none */
 	double lo, hi;
 	const char *const *choices; /* OPT_CHOICE: NULL-terminated */
@@ -235,6 +242,24 @@ static const struct opt_spec specs[] = {
 		  "library's build-id and files, in $XDG_CACHE_HOME/heaptrace "
 		  "(else ~/.cache/heaptrace): a program run again starts "
 		  "without reading debug information" },
+	{ .name = "--sampling-interval", .kind = OPT_BYTES,
+	  .off = FIELD(sampling_interval), .def = "0", .lo = 0,
+	  .hi = 1099511627776.0, .group = GROUP_OWN,
+	  .help = "record allocations sampled by bytes, one sample every "
+		  "this many bytes on average per thread (suffix K, M or "
+		  "G: 1024, 1024^2, 1024^3), each standing for the bytes "
+		  "around it, so that every figure is an estimate (error "
+		  "about sqrt(interval/bytes) of a site's bytes); blocks of "
+		  "at least the interval are always recorded at their size. "
+		  "For production: 512K costs a service little. 0: record "
+		  "every call. Not with --leak-check, --massif-compat=yes or "
+		  "--pages-as-heap=yes" },
+	{ .name = "--sampling-seed", .kind = OPT_U64,
+	  .off = FIELD(sampling_seed), .count_off = FIELD(sampling_seed_set),
+	  .group = GROUP_OWN,
+	  .help = "seed of the sampler's random numbers, for runs that "
+		  "sample the same calls again (default: a random seed, "
+		  "shown by -v and written in the profile)" },
 	{ .name = "--quiet", .alias = "-q", .kind = OPT_FLAG,
 	  .off = FIELD(quiet), .group = GROUP_OWN,
 	  .help = "print nothing but errors (see Notes)" },
@@ -298,6 +323,12 @@ metavar_format(const struct opt_spec *o, char *buf, size_t len)
 	case OPT_KINDS:
 		snprintf(buf, len, "<set>");
 		break;
+	case OPT_BYTES:
+		snprintf(buf, len, "<bytes>");
+		break;
+	case OPT_U64:
+		snprintf(buf, len, "<n>");
+		break;
 	}
 }
 
@@ -347,6 +378,15 @@ reject(const struct opt_spec *o, const char *val, char *err, size_t errlen)
 			 "'all', 'none' or a comma-separated list of "
 			 "definite, indirect, possible, reachable");
 		break;
+	case OPT_BYTES:
+		snprintf(what, sizeof(what),
+			 "a number of bytes from %.0f to %.0f, with an "
+			 "optional suffix K, M or G", o->lo, o->hi);
+		break;
+	case OPT_U64:
+		snprintf(what, sizeof(what),
+			 "a decimal integer from 0 to 18446744073709551615");
+		break;
 	}
 	return fail(err, errlen, "%s: must be %s, not '%s'", o->name, what,
 		    val);
@@ -368,6 +408,31 @@ parse_digits(const char *s, unsigned long long *out)
 		v = v > (ULLONG_MAX - d) / 10 ? ULLONG_MAX : v * 10 + d;
 	}
 	*out = v;
+	return true;
+}
+
+/* Digits with an optional suffix K, M or G (powers of 1024). Saturates
+   on overflow, which every range then rejects. */
+static bool
+parse_bytes(const char *s, unsigned long long *out)
+{
+	static const char suffixes[] = "KMG";
+	size_t len = strlen(s);
+	unsigned shift = 0;
+	const char *at = len ? strchr(suffixes, s[len - 1]) : NULL;
+	if (at && *at) {
+		shift = 10 * (unsigned)(at - suffixes + 1);
+		len--;
+	}
+	char digits[32];
+	if (!len || len >= sizeof(digits))
+		return false;
+	memcpy(digits, s, len);
+	digits[len] = '\0';
+	unsigned long long v;
+	if (!parse_digits(digits, &v))
+		return false;
+	*out = v > (ULLONG_MAX >> shift) ? ULLONG_MAX : v << shift;
 	return true;
 }
 
@@ -490,6 +555,20 @@ value_set(struct ht_options *opt, const struct opt_spec *o, const char *val,
 		if (!parse_kinds(val, field))
 			return reject(o, val, err, errlen);
 		return 0;
+	case OPT_BYTES:
+		if (!parse_bytes(val, &u) || u < o->lo || u > o->hi)
+			return reject(o, val, err, errlen);
+		*(uint64_t *)field = u;
+		return 0;
+	case OPT_U64:
+		/* 20 digits at most: the saturation at ULLONG_MAX must not
+		   pass for the largest seed. */
+		if (!parse_digits(val, &u) || strlen(val) > 20 ||
+		    (u == ULLONG_MAX && strcmp(val, "18446744073709551615")))
+			return reject(o, val, err, errlen);
+		*(uint64_t *)field = u;
+		*(bool *)((char *)opt + o->count_off) = true;
+		return 0;
 	}
 	return reject(o, val, err, errlen);
 }
@@ -582,6 +661,50 @@ ht_options_apply(struct ht_options *opt, const char *arg, char *err,
 	return 0;
 }
 
+/* Append ARG to the desc: line's arguments. */
+static void
+desc_append(struct ht_options *opt, char *arg)
+{
+	opt->desc_args = ht_xreallocarray(opt->desc_args,
+					  opt->n_desc_args + 1,
+					  sizeof(*opt->desc_args));
+	opt->desc_args[opt->n_desc_args++] = arg;
+}
+
+/* --sampling-interval: refused where its estimates cannot be honest (a
+   leak check names every leaked block, Massif's figures are exact, pages
+   are not sampled); a seed drawn when none was given; both on the desc:
+   line, the interval in bytes, so that the profile says it is sampled. */
+static int
+sampling_finish(struct ht_options *opt, char *err, size_t errlen)
+{
+	if (!opt->sampling_interval)
+		return 0;
+	const char *with = opt->leak_check != HT_LEAK_CHECK_NO
+				   ? "--leak-check"
+			   : opt->massif_compat ? "--massif-compat=yes"
+			   : opt->pages_as_heap ? "--pages-as-heap=yes"
+						: NULL;
+	if (with)
+		return fail(err, errlen,
+			    "--sampling-interval cannot be used with %s: its "
+			    "figures would be estimates where exact ones are "
+			    "asked for", with);
+	if (!opt->sampling_seed_set) {
+		uint64_t seed = 0;
+		if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+			seed = (uint64_t)time(NULL) ^
+			       ((uint64_t)getpid() << 32);
+		opt->sampling_seed = seed;
+		opt->sampling_seed_set = true;
+	}
+	desc_append(opt, ht_xasprintf("--sampling-interval=%llu",
+				      (unsigned long long)opt->sampling_interval));
+	desc_append(opt, ht_xasprintf("--sampling-seed=%llu",
+				      (unsigned long long)opt->sampling_seed));
+	return 0;
+}
+
 int
 ht_options_finish(struct ht_options *opt, char *err, size_t errlen)
 {
@@ -605,7 +728,7 @@ ht_options_finish(struct ht_options *opt, char *err, size_t errlen)
 		return fail(err, errlen,
 			    "--leak-check needs heap blocks: not with "
 			    "--heap=no or --pages-as-heap=yes");
-	return 0;
+	return sampling_finish(opt, err, errlen);
 }
 
 static bool

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum ht_time_unit {
@@ -103,6 +104,13 @@ struct ht_options {
 					  on demand; 0: never */
 	bool pprof;                    /* --pprof=no: PROFILE.pb.gz beside
 					  each profile and snapshot */
+
+	/* Byte sampling (README, "Sampled profiling"). */
+	uint64_t sampling_interval;    /* --sampling-interval=0: bytes between
+					  samples on average; 0: every call */
+	uint64_t sampling_seed;        /* --sampling-seed=N, else drawn at
+					  random by ht_options_finish */
+	bool sampling_seed_set;        /* given on the command line */
 
 	/* The Massif-level arguments exactly as typed, in order: the desc: line. */
 	char **desc_args;

@@ -19,6 +19,10 @@ struct out_header {
 	enum ht_time_unit time_unit;
 	bool pages_as_heap;     /* root line text */
 	double threshold;       /* for the aggregate lines' "(1.00%)" */
+	uint64_t sampling_interval; /* sampled every this many bytes (the
+				       .sites file's sampling: line); 0:
+				       exact */
+	uint64_t sampling_seed;
 };
 
 /* Write ENG's snapshots in massif.out format to F, frames described by SYM.

@@ -159,6 +159,10 @@ write_header(FILE *f, long pid, const struct out_header *h,
 	if (!rc)
 		rc = emit(f, "\ntime_unit: %s\n",
 			  ht_time_unit_name(h->time_unit));
+	if (!rc && h->sampling_interval)
+		rc = emit(f, "sampling: interval=%llu seed=%llu\n",
+			  (unsigned long long)h->sampling_interval,
+			  (unsigned long long)h->sampling_seed);
 	long peak = snap_engine_peak_index(eng);
 	const struct snap_snapshot *s =
 		peak >= 0 ? snap_engine_snapshot(eng, (size_t)peak) : NULL;

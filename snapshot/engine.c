@@ -32,6 +32,7 @@
    attempt snapshots through the hooks it hands them (snap_priv.h). */
 #include "snap_priv.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/kvsort.h"
@@ -64,6 +65,9 @@ struct snap_engine {
 	size_t n_pending, cap_pending;
 
 	uint64_t heap, extra, stacks; /* live counters */
+	double calls_est;             /* the event being fed is a sampled
+					 block standing for this many calls
+					 (weighed); 0: exact */
 	uint64_t last_alloc;          /* the block of the last allocator call
 					 when it allocated one, else 0 */
 	uint64_t btime;               /* bytes allocated + freed */
@@ -503,6 +507,7 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 	   reallocs are recognised, but it counts nowhere. */
 	block_table_insert(&eng->blocks, &b);
 	site_table_alloc(&eng->sites, b.site, ev->size);
+	site_table_estimate(&eng->sites, b.site, eng->calls_est);
 	eng->stats.allocs++;
 	eng->stats.live_blocks++;
 	eng->stats.usage_allocs++;
@@ -574,6 +579,7 @@ realloc_block(struct snap_engine *eng, struct block *b,
 	/* memcheck: the block now belongs to the realloc's stack. */
 	site_table_release(&eng->sites, b->site, old_req);
 	site_table_alloc(&eng->sites, site, ev->size);
+	site_table_estimate(&eng->sites, site, eng->calls_est);
 	b->site = site;
 	eng->stats.usage_allocs++;
 	eng->stats.usage_frees++;
@@ -806,10 +812,30 @@ snap_engine_set_sites_max(struct snap_engine *eng, uint32_t max)
 	eng->sites.thin_at = eng->sites_max;
 }
 
+/* A sampled block (--sampling-interval) enters as the bytes it stands
+   for, and the calls it stands for (WEIGHT / SIZE) are kept apart, so
+   that every figure is the estimate. Its extra bytes are those the model
+   gives one block of that size (docs: README, "Sampled profiling"). */
+static const struct ht_event *
+weighed(struct snap_engine *eng, const struct ht_event *ev,
+	struct ht_event *w)
+{
+	eng->calls_est = 0;
+	if (!ev->weight || (ev->kind != HT_EV_ALLOC &&
+			    ev->kind != HT_EV_REALLOC))
+		return ev;
+	*w = *ev;
+	w->size = ev->weight;
+	eng->calls_est = ev->size ? (double)ev->weight / (double)ev->size : 1;
+	return w;
+}
+
 void
-snap_engine_feed(struct snap_engine *eng, const struct ht_event *ev)
+snap_engine_feed(struct snap_engine *eng, const struct ht_event *in)
 {
 	eng->stats.events++;
+	struct ht_event w;
+	const struct ht_event *ev = weighed(eng, in, &w);
 	if (!event_counts(eng, ev))
 		return;
 	if (eng->sites.n_sites > eng->sites.thin_at)
@@ -967,7 +993,9 @@ snap_engine_sites_thinned(const struct snap_engine *eng, uint64_t *n_sites)
 	const struct site_thinned *th = &eng->sites.thinned;
 	*n_sites = th->sites;
 	struct snap_site v = {
-		.calls = th->calls,
+		.calls = eng->opt->sampling_interval
+				 ? (uint64_t)llround(th->calls_est)
+				 : th->calls,
 		.allocated = th->allocated,
 		.temporary = th->temporary,
 	};
@@ -987,7 +1015,9 @@ snap_engine_sites(const struct snap_engine *eng, struct snap_site **out)
 			continue;
 		v[n++] = (struct snap_site){
 			.site = s->node,
-			.calls = s->calls,
+			.calls = eng->opt->sampling_interval
+					 ? (uint64_t)llround(s->calls_est)
+					 : s->calls,
 			.allocated = s->allocated,
 			.peak = site_table_peak_bytes(st, s),
 			.peak_blocks = site_table_peak_blocks(st, s),

@@ -176,6 +176,14 @@ site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes)
 }
 
 void
+site_table_estimate(struct site_table *st, uint32_t site, double calls)
+{
+	struct site_stats *s = stats_of(st, site);
+	if (s)
+		s->calls_est += calls;
+}
+
+void
 site_table_release(struct site_table *st, uint32_t site, uint64_t bytes)
 {
 	struct site_stats *s = stats_of(st, site);
@@ -261,6 +269,7 @@ thin_pick(struct site_table *st, size_t drop, bool *gone)
 		gone[c[i].age] = true;
 		th->sites++;
 		th->calls += s->calls;
+		th->calls_est += s->calls_est;
 		th->allocated += s->allocated;
 		th->temporary += s->temporary;
 		th->peak += site_table_peak_bytes(st, s);

@@ -76,6 +76,7 @@ struct site_stats {
 	uint32_t node;           /* the site's node */
 	uint32_t peak_epoch;     /* PEAK_LIVE is as of this peak */
 	uint64_t calls, allocated, temporary;
+	double calls_est;        /* sampled: the calls the samples stand for */
 	uint64_t live, live_blocks;
 	uint64_t peak_live;      /* LIVE when peak PEAK_EPOCH was taken */
 	uint64_t peak_live_blocks; /* LIVE_BLOCKS then */
@@ -86,6 +87,7 @@ struct site_thinned {
 	uint64_t sites, calls, allocated, temporary;
 	uint64_t peak;           /* their live bytes at peak PEAK_EPOCH */
 	uint64_t peak_blocks;    /* and live blocks */
+	double calls_est;        /* sampled: the calls they stand for */
 	uint32_t peak_epoch;
 };
 /* Sites kept before the least significant are thinned out (engine.c). */
@@ -118,6 +120,9 @@ unsigned site_table_frames(const struct site_table *st, uint32_t site,
 uint32_t site_table_age(const struct site_table *st, uint32_t site);
 /* A call from SITE allocated BYTES, live from now on. */
 void site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes);
+/* SITE's allocation just counted stands for CALLS calls (sampled; 0 in
+   exact mode, where nothing changes). */
+void site_table_estimate(struct site_table *st, uint32_t site, double calls);
 /* A block of SITE holding BYTES was released. */
 void site_table_release(struct site_table *st, uint32_t site,
 			uint64_t bytes);

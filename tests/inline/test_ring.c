@@ -111,7 +111,7 @@ test_new(void)
 		      h->thread_cap == 128 && h->thread_shift == 57 &&
 		      h->thread_segs == 1,
 	      "header fields");
-	CHECK(h->rule_off == RING_HDR_FIXED + 128 * 64 && h->rule_cap == 64 &&
+	CHECK(h->rule_off == RING_HDR_FIXED + 128 * sizeof(struct ring_thread) && h->rule_cap == 64 &&
 		      h->rule_shift == 58 && h->walk_max == 0 &&
 		      h->rule_gen == 0,
 	      "rule table fields");
@@ -214,7 +214,7 @@ test_thread_segments(void)
 	CHECK(tracer_ring_new(1 << 16, 8, 100, 64, 0, &r) == 0, "new");
 	struct ring_header *h = tracer_ring_header(r);
 	/* 4 + 8 + 16 + 32 + 64 = 124 >= 100: five segments */
-	CHECK(h->rule_off == RING_HDR_FIXED + 8 * 31 * 64,
+	CHECK(h->rule_off == RING_HDR_FIXED + 8 * 31 * sizeof(struct ring_thread),
 	      "rule table after 5 segments: %llu",
 	      (unsigned long long)h->rule_off);
 	uint64_t key0 = 0x7f0000001000;

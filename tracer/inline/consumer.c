@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "common/monotonic.h"
 #include "common/xalloc.h"
+#include "tracer/inline/sample.h"
 #include "tracer/inline/tsc.h"
 
 struct tracer_ring {
@@ -31,6 +32,10 @@ struct tracer_ring {
 	bool stamped;          /* RING_F_TSC is set */
 	struct tsc_clock clock;
 	uint64_t last_ns;      /* the time of the last record delivered */
+	uint64_t sample_seed;  /* --sampling-seed */
+	uint32_t sample_proc;  /* the process's ordinal among those profiled */
+	uint32_t sample_threads; /* thread entries made so far: the next
+				    one's ordinal */
 	struct tracer_ring_stats st;
 };
 
@@ -40,6 +45,10 @@ struct tracer_ring {
 #define COMMIT_SLEEP_NS 20000
 /* Bytes ahead of the tail fetched early: a few records. */
 #define PREFETCH_AHEAD 512
+/* Buckets of the sampled-address set (sample.h): 2 MiB of the ring's
+   file, memory only where keys were written, room for 229 376 blocks
+   sampled and live at once (at 512 KiB, a heap of over 100 GiB). */
+#define SAMPLE_SET_SHIFT (64 - 15)
 
 static bool
 is_pow2(uint64_t x)
@@ -192,8 +201,10 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	uint64_t rule_off = RING_HDR_FIXED +
 			    (uint64_t)thread_cap * ((1ULL << segs) - 1) *
 				    sizeof(struct ring_thread);
-	uint64_t data_off = rule_off +
-			    (uint64_t)rule_cap * sizeof(struct ring_rule);
+	uint64_t set_off = rule_off +
+			   (uint64_t)rule_cap * sizeof(struct ring_rule);
+	set_off = (set_off + page - 1) & ~(page - 1);
+	uint64_t data_off = set_off + sample_set_bytes(SAMPLE_SET_SHIFT);
 	data_off = (data_off + page - 1) & ~(page - 1);
 
 	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
@@ -223,6 +234,8 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	h->rule_off = rule_off;
 	h->rule_cap = rule_cap;
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
+	h->set_off = set_off;
+	h->set_shift = SAMPLE_SET_SHIFT;
 	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
@@ -283,12 +296,43 @@ tracer_ring_fn_class(enum ht_alloc_fn fn)
 	}
 }
 
+/* Which of FN's arguments hold the size it asks for: *MUL is the one
+   multiplied into it (RING_NO_ARG: none). */
+static void
+fn_size_args(enum ht_alloc_fn fn, uint8_t *arg, uint8_t *mul)
+{
+	*mul = RING_NO_ARG;
+	switch (fn) {
+	case HT_FN_CALLOC:
+		*arg = 0;
+		*mul = 1;
+		return;
+	case HT_FN_REALLOCARRAY:
+		*arg = 1;
+		*mul = 2;
+		return;
+	case HT_FN_REALLOC:
+	case HT_FN_MEMALIGN:
+	case HT_FN_ALIGNED_ALLOC:
+		*arg = 1;
+		return;
+	case HT_FN_POSIX_MEMALIGN:
+		*arg = 2;
+		return;
+	default: /* malloc, valloc, pvalloc, operator new (size first) */
+		*arg = 0;
+		return;
+	}
+}
+
 int
 tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 		   uint64_t entry, uint64_t orig, uint64_t lo, uint64_t hi)
 {
 	if (idx >= RING_MAX_FNS || (unsigned)fn >= HT_FN_COUNT)
 		return -EINVAL;
+	uint8_t arg, mul;
+	fn_size_args(fn, &arg, &mul);
 	r->h->fns[idx] = (struct ring_fn){
 		.orig = orig,
 		.entry = entry,
@@ -296,8 +340,55 @@ tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 		.obj_hi = hi,
 		.fn = (uint16_t)fn,
 		.cls = (uint16_t)tracer_ring_fn_class(fn),
+		.size_arg = arg,
+		.size_mul = mul,
 	};
 	return 0;
+}
+
+int
+tracer_ring_sampling_set(struct tracer_ring *r, uint64_t interval,
+			 uint64_t seed, uint32_t proc)
+{
+	if (interval > SAMPLE_INTERVAL_MAX)
+		return -EINVAL;
+	r->sample_seed = seed;
+	r->sample_proc = proc;
+	r->h->sample_interval = interval;
+	return 0;
+}
+
+struct sample_bucket *
+tracer_ring_sample_set(struct tracer_ring *r, uint32_t *shift)
+{
+	*shift = r->h->set_shift;
+	return (struct sample_bucket *)((uint8_t *)r->h + r->h->set_off);
+}
+
+void
+tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
+{
+	uint32_t ds, ss;
+	struct sample_bucket *d = tracer_ring_sample_set(dst, &ds);
+	struct sample_bucket *s = tracer_ring_sample_set(src, &ss);
+	if (ds != ss)
+		return;
+	/* Bucket by bucket, the empty ones left alone: they are holes in
+	   the child's file, and writing zeroes would make them memory. */
+	uint64_t n = 1ULL << (64 - ss);
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t *w = (const uint64_t *)&s[i];
+		for (unsigned j = 0; j < 8; j++) {
+			if (w[j]) {
+				d[i] = s[i];
+				break;
+			}
+		}
+	}
+	memcpy(sample_set_homed(d, ds), sample_set_homed(s, ss), n);
+	__atomic_store_n(&dst->h->set_full,
+			 __atomic_load_n(&src->h->set_full, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
 }
 
 int
@@ -346,7 +437,9 @@ thread_retag(struct tracer_ring *r, struct ring_thread *t, uint32_t tid)
 	if (t->tid == tid)
 		return;
 	r->st.internal += t->internal;
+	r->st.sample_skipped += t->sample_calls;
 	t->internal = 0;
+	t->sample_calls = 0;
 	t->outer_rsp = 0;
 	t->tid = tid;
 }
@@ -429,6 +522,14 @@ tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 	slot->outer_lo = 0;
 	slot->outer_hi = 0;
 	slot->internal = 0;
+	slot->sample_calls = 0;
+	if (r->h->sample_interval) {
+		/* Its own stream, the same in every run with this seed. */
+		slot->sample_rng = sample_stream(r->sample_seed, r->sample_proc,
+						 r->sample_threads++);
+		slot->sample_left = (int64_t)sample_gap(&slot->sample_rng,
+							r->h->sample_interval);
+	}
 	/* Readers match the key only once the rest is in place. */
 	__atomic_store_n(&slot->tcb, tcb, __ATOMIC_RELEASE);
 	return 0;
@@ -467,6 +568,7 @@ tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
 	if (!t)
 		return;
 	r->st.internal += t->internal;
+	r->st.sample_skipped += t->sample_calls;
 	__atomic_store_n(&t->tcb, RING_TCB_DEAD, __ATOMIC_RELEASE);
 	/* Tombstones that end a probe chain can become empty: no key lies
 	   past them, so no lookup can need to walk over them. */
@@ -609,6 +711,26 @@ record_time(struct tracer_ring *r, const struct ring_record *rec)
 	return ns;
 }
 
+/* EV, from REC of a ring that samples every INTERVAL bytes: a sampled
+   block's weight (the bytes it stands for), and a realloc whose new block
+   was not sampled made the free of its old one (its REALLOC_BEGIN came
+   because the old block was sampled). */
+static void
+sampled_event(uint64_t interval, const struct ring_record *rec,
+	      struct ht_event *ev)
+{
+	if (ev->kind != HT_EV_ALLOC && ev->kind != HT_EV_REALLOC)
+		return;
+	if (rec->sample == 0) {
+		if (ev->kind == HT_EV_REALLOC && ev->addr) {
+			ev->addr = 0;
+			ev->size = 0;
+		}
+		return;
+	}
+	ev->weight = sample_weight(rec->sample, interval, ev->size);
+}
+
 /* Fill IT for REC. IT is the drain's one item, zeroed when the drain
    begins: every field but CAP is set here for each record, and CAP,
    all 0 but for copied records, is filled here and zeroed again after
@@ -624,6 +746,8 @@ item_fill(struct tracer_ring *ring, struct tracer_ring_item *it,
 	it->copied = rec->copied < RING_COPY_N ? rec->copied : RING_COPY_NONE;
 	it->pcs = ring_record_pcs(rec);
 	it->has_event = tracer_ring_record_event(rec, &it->ev);
+	if (it->has_event && ring->h->sample_interval)
+		sampled_event(ring->h->sample_interval, rec, &it->ev);
 	it->time_ns = ring->stamped ? record_time(ring, rec) : 0;
 	if (!it->copied)
 		return;
@@ -765,8 +889,11 @@ tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
 	for (uint32_t seg = 0; seg < r->h->thread_segs; seg++) {
 		const struct ring_thread *t = ring_thread_seg(r->h, seg);
 		for (uint32_t i = 0; i < r->h->thread_cap << seg; i++)
-			if (t[i].tcb && t[i].tcb != RING_TCB_DEAD)
+			if (t[i].tcb && t[i].tcb != RING_TCB_DEAD) {
 				out->internal += __atomic_load_n(
 					&t[i].internal, __ATOMIC_RELAXED);
+				out->sample_skipped += __atomic_load_n(
+					&t[i].sample_calls, __ATOMIC_RELAXED);
+			}
 	}
 }

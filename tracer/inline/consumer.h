@@ -12,6 +12,7 @@
 
 #include "common/event.h"
 #include "tracer/inline/ring.h"
+#include "tracer/inline/sample.h"
 #include "tracer/tracer.h"
 
 struct tracer_ring;
@@ -28,6 +29,8 @@ struct tracer_ring_stats {
 	uint64_t walked;   /* allocation records with addresses */
 	uint64_t copied[RING_COPY_N]; /* ... with a stack copy instead, by
 					 reason (enum ring_copy; NONE: 0) */
+	uint64_t sample_skipped; /* allocations the sampler passed over
+				    (--sampling-interval) */
 	uint64_t rules;    /* rule-table entries added */
 	uint64_t resets;   /* times the rule table was emptied */
 };
@@ -83,6 +86,23 @@ enum ring_class tracer_ring_fn_class(enum ht_alloc_fn fn);
 int tracer_ring_fn_set(struct tracer_ring *r, unsigned idx,
 		       enum ht_alloc_fn fn, uint64_t entry, uint64_t orig,
 		       uint64_t lo, uint64_t hi);
+
+/* Have stubs sample allocations every INTERVAL bytes on average (0: record
+   every call), each thread drawing from its own stream of SEED for
+   process ordinal PROC (tracer/inline/sample.h). Before any thread entry
+   is made or patch goes in. Returns 0 or -EINVAL. */
+int tracer_ring_sampling_set(struct tracer_ring *r, uint64_t interval,
+			     uint64_t seed, uint32_t proc);
+
+/* R's set of sampled block addresses, in the tracer's mapping, and its
+   shift (2^(64 - *SHIFT) buckets): the ptrace path keeps it too. */
+struct sample_bucket *tracer_ring_sample_set(struct tracer_ring *r,
+					     uint32_t *shift);
+
+/* Copy SRC's sampled-address set into DST's (a fork child's ring: its
+   blocks are its parent's). */
+void tracer_ring_sample_set_copy(struct tracer_ring *dst,
+				 struct tracer_ring *src);
 
 /* Describe hook IDX (below RING_MAX_FNS): ENTRY, whose relocated
    original is ORIG, in the object [LO, HI), is RING_CLASS_NOTIFY

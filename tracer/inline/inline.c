@@ -113,6 +113,13 @@ ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip,
 				     &ip->ring);
 	if (err)
 		return err;
+	if (t->opt->sampling_interval &&
+	    tracer_ring_sampling_set(ip->ring, t->opt->sampling_interval,
+				     t->opt->sampling_seed, p->ordinal) != 0) {
+		tracer_ring_free(ip->ring);
+		ip->ring = NULL;
+		return -EINVAL;
+	}
 	if (t->sink->stub_rule &&
 	    tracer_ring_walk_set(ip->ring, t->max_pcs) != 0)
 		ht_debug("stacks too deep for the stubs to walk: copied");
@@ -1104,6 +1111,30 @@ inline_report(struct tproc *p)
 		 (unsigned long long)hs->miss_pass,
 		 (unsigned long long)hs->full_waits,
 		 (unsigned long long)hs->notify_timeouts);
+	if (tracer_ring_header(p->inl->ring)->sample_interval)
+		ht_error("stats: process %d: sampling: %llu allocations "
+			 "passed over in the target, %llu records; %llu "
+			 "sampled blocks the address set had no room for%s",
+			 (int)p->pid, (unsigned long long)st.sample_skipped,
+			 (unsigned long long)st.records,
+			 (unsigned long long)hs->set_full,
+			 hs->set_full ? " (every free recorded since)" : "");
+}
+
+struct sample_bucket *
+inline_sample_set(struct tproc *p, uint32_t *shift)
+{
+	if (!p->inl || !p->inl->ring)
+		return NULL;
+	return tracer_ring_sample_set(p->inl->ring, shift);
+}
+
+uint32_t *
+inline_sample_full(struct tproc *p)
+{
+	if (!p->inl || !p->inl->ring)
+		return NULL;
+	return &tracer_ring_header(p->inl->ring)->set_full;
 }
 
 /* P, a vfork child running in IP's memory, is gone or has exec'd: its
@@ -1179,6 +1210,8 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 		const struct ring_header *ph = tracer_ring_header(pp->ring);
 		tracer_ring_freeres_set(ip->ring, ph->freeres[0],
 					ph->freeres[1]);
+		/* The child's blocks are its parent's, sampled or not. */
+		tracer_ring_sample_set_copy(ip->ring, pp->ring);
 	}
 	if (err)
 		close_in_target(child, tid, target_fd);

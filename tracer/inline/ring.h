@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 6
+#define RING_VERSION 7
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing;
@@ -68,9 +68,14 @@ struct ring_fn {
 	uint64_t obj_hi; /* from there while F runs is internal */
 	uint16_t fn;     /* enum ht_alloc_fn, copied into records */
 	uint16_t cls;    /* enum ring_class */
-	uint32_t pad;
+	uint8_t size_arg; /* sampling: the argument holding the size */
+	uint8_t size_mul; /* and the one it is multiplied by (calloc,
+			     reallocarray), RING_NO_ARG: none */
+	uint16_t pad;
 	uint64_t pad2[3];
 };
+
+#define RING_NO_ARG 0xffu
 
 /* Tombstone: the entry's thread is gone; lookups go past it. */
 #define RING_TCB_DEAD 1ULL
@@ -86,8 +91,10 @@ struct ring_fn {
    from the start; a page of it takes memory once an entry is written
    there. The tracer owns TCB, STACK_LO,
    STACK_HI and TID, and writes TCB last (release) when inserting; the
-   OUTER_* fields and INTERNAL belong to the stub of that thread. One cache
-   line each, so threads' stub writes do not share lines. */
+   OUTER_* fields, INTERNAL and the sampler's SAMPLE_LEFT and SAMPLE_RNG
+   belong to the stub of that thread (the tracer sets the sampler's up
+   before it publishes TCB). Two cache lines each, so threads' stub writes
+   do not share lines. */
 struct ring_thread {
 	uint64_t tcb;       /* 0 empty, RING_TCB_DEAD, else the key */
 	uint64_t stack_lo;  /* the stack is copied only when */
@@ -98,6 +105,11 @@ struct ring_thread {
 	uint64_t outer_lo;  /* its descriptor's obj_lo, obj_hi */
 	uint64_t outer_hi;
 	uint64_t internal;  /* internal calls seen (not recorded) */
+	int64_t sample_left; /* --sampling-interval: bytes to the next
+				sample point (tracer/inline/sample.h) */
+	uint64_t sample_rng; /* the thread's PRNG state */
+	uint64_t sample_calls; /* calls the sampler passed over */
+	uint64_t pad2[5];
 };
 
 /* Counters the stubs bump with a locked add; rare events only. */
@@ -107,7 +119,9 @@ struct ring_stats {
 	uint64_t no_stack;   /* rsp outside the thread's stack bounds */
 	uint64_t rule_misses; /* rule-table misses (the stack is copied) */
 	uint64_t notify_timeouts; /* NOTIFY waits that gave up */
-	uint64_t pad[3];
+	uint64_t set_full;   /* sampled blocks the address set had no room
+				for (from then on every free is recorded) */
+	uint64_t pad[2];
 };
 
 /* The header region. The tracer fills everything but HEAD and STATS
@@ -165,8 +179,14 @@ struct ring_header {
 				   answered, plus one; questions are
 				   answered in ring order, so every question
 				   before it is answered too */
+	uint64_t sample_interval; /* --sampling-interval; 0: every call */
+	uint64_t set_off;       /* offset of the sampled-address set */
+	uint32_t set_shift;     /* 64 - log2(its buckets) */
+	uint32_t set_full;      /* set once an insert found no room: every
+				   free is recorded from then on */
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
-	   struct ring_rule rules[rule_cap] at RULE_OFF */
+	   struct ring_rule rules[rule_cap] at RULE_OFF, then
+	   struct sample_bucket set[] at SET_OFF */
 };
 
 _Static_assert(__builtin_offsetof(struct ring_header, head) == 64,
@@ -178,7 +198,7 @@ _Static_assert(__builtin_offsetof(struct ring_header, stats) == 192,
 _Static_assert(__builtin_offsetof(struct ring_header, fns) == 256,
 	       "descriptors follow stats");
 _Static_assert(sizeof(struct ring_fn) == 64, "one line per descriptor");
-_Static_assert(sizeof(struct ring_thread) == 64, "one line per thread");
+_Static_assert(sizeof(struct ring_thread) == 128, "two lines per thread");
 _Static_assert(sizeof(struct ring_header) <= RING_HDR_FIXED,
 	       "header fits before the thread table");
 
@@ -308,7 +328,9 @@ struct ring_record {
 			       stored last with release semantics */
 	uint8_t kind;       /* enum ring_rec_kind */
 	uint8_t copied;     /* enum ring_copy */
-	uint16_t fn;        /* enum ht_alloc_fn */
+	uint8_t fn;         /* enum ht_alloc_fn */
+	uint8_t sample;     /* sampling: what the sampler decided (ALLOC,
+			       REALLOC; tracer/inline/sample.h) */
 	uint32_t tid;       /* the thread-table entry's TID */
 	uint16_t stack_len; /* bytes in the stack copy (stack_copy fits) */
 	uint16_t npcs;      /* F's entry, then the return addresses of the

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "tracer/inline/ring.h"
+#include "tracer/inline/sample.h"
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
@@ -305,7 +306,7 @@ static uint64_t
 emit_args(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 	  const struct ring_fn *d, uint16_t kind, const uint64_t args[3],
 	  uint64_t result, uint8_t copied, uint32_t slen, const uint64_t *pcs,
-	  uint32_t npcs)
+	  uint32_t npcs, uint8_t sample)
 {
 	uint32_t len = ring_rec_size(copied, slen, npcs);
 	uint64_t pos = ring_reserve(h, len);
@@ -320,7 +321,8 @@ emit_args(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 	struct ring_record *r = ring_record_at(h, pos);
 	uint64_t rsp = (uint64_t)&f->ret;
 	r->kind = kind;
-	r->fn = d->fn;
+	r->fn = (uint8_t)d->fn;
+	r->sample = sample;
 	r->tid = tid;
 	r->stack_len = (uint16_t)slen; /* stack_copy fits */
 	r->npcs = (uint16_t)npcs;
@@ -359,7 +361,8 @@ emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
      const struct ring_fn *d, uint16_t kind, uint64_t result, uint8_t copied,
      uint32_t slen, const uint64_t *pcs, uint32_t npcs)
 {
-	emit_args(h, tid, f, d, kind, f->arg, result, copied, slen, pcs, npcs);
+	emit_args(h, tid, f, d, kind, f->arg, result, copied, slen, pcs, npcs,
+		  0);
 }
 
 /* A record that comes with its stack (allocations, at return): the
@@ -368,30 +371,42 @@ emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
    (up to the thread's stack top, none when rsp is not on the known stack,
    e.g. on a sigaltstack, since reading further might fault). */
 static void
-emit_with_stack(struct ring_header *h, const struct ring_thread *t,
-		const struct stub_frame *f, const struct ring_fn *d,
-		uint16_t kind, uint64_t result)
+emit_with_stack_args(struct ring_header *h, const struct ring_thread *t,
+		     const struct stub_frame *f, const struct ring_fn *d,
+		     uint16_t kind, const uint64_t args[3], uint64_t result,
+		     uint8_t sample)
 {
 	uint64_t rsp = (uint64_t)&f->ret;
 	uint32_t max = h->walk_max;
 	uint8_t why = RING_COPY_OFF;
 	if (rsp < t->stack_lo || rsp >= t->stack_hi) {
 		stat_add(&h->stats.no_stack);
-		emit(h, t->tid, f, d, kind, result, RING_COPY_NO_STACK, 0, 0, 0);
+		emit_args(h, t->tid, f, d, kind, args, result,
+			  RING_COPY_NO_STACK, 0, 0, 0, sample);
 		return;
 	}
 	if (max && max <= RING_MAX_PCS) {
 		uint64_t pcs[max]; /* on the stack walked: below its lo */
 		uint32_t n = walk(h, t, f, d, pcs, max, &why);
 		if (n) {
-			emit(h, t->tid, f, d, kind, result, RING_COPY_NONE, 0, pcs,
-			     n);
+			emit_args(h, t->tid, f, d, kind, args, result,
+				  RING_COPY_NONE, 0, pcs, n, sample);
 			return;
 		}
 	}
 	uint64_t n = t->stack_hi - rsp;
 	uint32_t slen = (uint32_t)(n < h->stack_copy ? n : h->stack_copy);
-	emit(h, t->tid, f, d, kind, result, why, slen, 0, 0);
+	emit_args(h, t->tid, f, d, kind, args, result, why, slen, 0, 0,
+		  sample);
+}
+
+/* emit_with_stack_args with F's own arguments, not sampled. */
+static void
+emit_with_stack(struct ring_header *h, const struct ring_thread *t,
+		const struct stub_frame *f, const struct ring_fn *d,
+		uint16_t kind, uint64_t result)
+{
+	emit_with_stack_args(h, t, f, d, kind, f->arg, result, 0);
 }
 
 /* ---- Hooks that record no allocation ---- */
@@ -439,7 +454,7 @@ question(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 {
 	__atomic_add_fetch(&h->notify_seq, 1, __ATOMIC_RELAXED);
 	uint64_t pos = emit_args(h, tid, f, d, kind, args, result,
-				 RING_COPY_NONE, 0, more, nmore);
+				 RING_COPY_NONE, 0, more, nmore, 0);
 	ring_doorbell(h);
 	wait_answer(h, pos, wait_ns);
 }
@@ -490,13 +505,167 @@ exit_frees(struct ring_header *h)
 	}
 }
 
+/* ---- Sampling (--sampling-interval; docs/inline-backend.md,
+   "Sampling") ---- */
+
+static inline struct sample_bucket *
+sample_set(struct ring_header *h)
+{
+	return (struct sample_bucket *)((uint8_t *)h + h->set_off);
+}
+
+/* The bytes F asks for. */
+static inline uint64_t
+call_size(const struct ring_fn *d, const struct stub_frame *f)
+{
+	uint64_t s = f->arg[d->size_arg];
+	if (d->size_mul != RING_NO_ARG &&
+	    __builtin_mul_overflow(s, f->arg[d->size_mul], &s))
+		s = ~0ULL; /* the call fails; no sample point is used */
+	return s;
+}
+
+/* Remember the sampled block ADDR, so that its free is recorded; when the
+   set has no room, every free is recorded from now on (the tracer ignores
+   frees of blocks it does not know). */
+static void
+sampled_insert(struct ring_header *h, uint64_t addr)
+{
+	if (addr && sample_set_insert(sample_set(h), h->set_shift, addr) < 0 &&
+	    !__atomic_load_n(&h->set_full, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&h->set_full, 1, __ATOMIC_RELAXED);
+		stat_add(&h->stats.set_full);
+	}
+}
+
+/* Whether the free of ADDR is to be recorded: ADDR was sampled (and is
+   forgotten now, before the allocator can hand it out again), or the set
+   overflowed once. */
+static inline int
+sampled_forget(struct ring_header *h, uint64_t addr)
+{
+	return sample_set_remove(sample_set(h), h->set_shift, addr) ||
+	       __atomic_load_n(&h->set_full, __ATOMIC_RELAXED);
+}
+
+/* A free-like call when sampling: only the free of a sampled block is
+   recorded, at entry as ever; the others cost one look at the set. */
+static __attribute__((noinline)) uint64_t
+sampled_free(struct ring_header *h, struct stub_frame *f,
+	     const struct ring_fn *d)
+{
+	if (!sampled_forget(h, f->arg[0]))
+		return call_orig(d, f);
+	struct ring_thread *t = thread_find(h, f, d);
+	uint32_t tid = t ? t->tid : (uint32_t)sys3(SYS_GETTID, 0, 0, 0);
+	emit(h, tid, f, d, RING_REC_FREE, 0, RING_COPY_NONE, 0, 0, 0);
+	if (!t)
+		return call_orig(d, f);
+	struct ring_thread saved;
+	outer_set(t, (uint64_t)&f->ret, d->obj_lo, d->obj_hi, &saved);
+	uint64_t rv = call_orig(d, f);
+	if (ring_recording(h))
+		outer_set(t, saved.outer_rsp, saved.outer_lo, saved.outer_hi,
+			  0);
+	return rv;
+}
+
+/* Call F's original as a call in progress on T (for is_internal). */
+static inline uint64_t
+call_outer(struct ring_header *h, struct ring_thread *t, struct stub_frame *f,
+	   const struct ring_fn *d, int *recording)
+{
+	struct ring_thread saved;
+	outer_set(t, (uint64_t)&f->ret, d->obj_lo, d->obj_hi, &saved);
+	uint64_t rv = call_orig(d, f);
+	*recording = ring_recording(h);
+	if (*recording)
+		outer_set(t, saved.outer_rsp, saved.outer_lo, saved.outer_hi,
+			  0);
+	return rv;
+}
+
+/* A realloc-like call when sampling. The old block's record (BEGIN at
+   entry, as ever) only when it was sampled; the new size gets a sampling
+   decision of its own. What the tracer is told keeps its blocks those
+   sampled: both sampled, a realloc; only the old, a realloc whose new
+   block the consumer turns into none (SAMPLE 0: the old block freed);
+   only the new, a realloc(NULL, n), an allocation; neither, nothing. */
+static uint64_t
+sampled_realloc(struct ring_header *h, struct ring_thread *t,
+		struct stub_frame *f, const struct ring_fn *d)
+{
+	uint64_t old = f->arg[0], size = call_size(d, f);
+	int old_sampled = old && sampled_forget(h, old);
+	uint32_t k = size ? sample_take(&t->sample_left, &t->sample_rng,
+					h->sample_interval, size)
+			  : 0;
+	int recording;
+	if (!old_sampled && !k) {
+		t->sample_calls++;
+		return call_outer(h, t, f, d, &recording);
+	}
+	if (old_sampled)
+		emit(h, t->tid, f, d, RING_REC_REALLOC_BEGIN, 0,
+		     RING_COPY_NONE, 0, 0, 0);
+	uint64_t rv = call_outer(h, t, f, d, &recording);
+	if (!recording)
+		return rv;
+	if (!rv && size) {
+		/* Failed: the old block is as it was. */
+		if (old_sampled) {
+			sampled_insert(h, old);
+			emit_with_stack(h, t, f, d, RING_REC_REALLOC, rv);
+		}
+		return rv;
+	}
+	if (rv && k)
+		sampled_insert(h, rv);
+	if (old_sampled) {
+		emit_with_stack_args(h, t, f, d, RING_REC_REALLOC, f->arg, rv,
+				     rv ? (uint8_t)k : 0);
+	} else if (rv) {
+		uint64_t args[3] = { 0, f->arg[1], f->arg[2] };
+		emit_with_stack_args(h, t, f, d, RING_REC_REALLOC, args, rv,
+				     (uint8_t)k);
+	}
+	return rv;
+}
+
+/* An allocating call when sampling: the common case, a call not
+   sampled, is a subtraction and a branch before the original. */
+static uint64_t
+sampled_alloc(struct ring_header *h, struct ring_thread *t,
+	      struct stub_frame *f, const struct ring_fn *d)
+{
+	uint32_t k = sample_take(&t->sample_left, &t->sample_rng,
+				 h->sample_interval, call_size(d, f));
+	int recording;
+	uint64_t rv = call_outer(h, t, f, d, &recording);
+	if (!k) {
+		t->sample_calls++;
+		return rv;
+	}
+	if (!recording)
+		return rv;
+	uint64_t block = rv;
+	if (d->cls == RING_CLASS_POSIX_MEMALIGN)
+		block = rv ? 0 : *(const uint64_t *)f->arg[0];
+	/* In the set before the record is committed: the block's free,
+	   whatever thread makes it, then finds it. */
+	sampled_insert(h, block);
+	emit_with_stack_args(h, t, f, d, RING_REC_ALLOC, f->arg, block,
+			     (uint8_t)k);
+	return rv;
+}
+
 /* Called by stub_entry with the saved frame; returns what F returns.
    Nothing of the ring but its first page (header, descriptors) is read
    before ring_recording says to record, and nothing at all after the
    original returns unless it still says so: a detach unmaps the rest of
    the ring while threads may still be inside an original. */
-uint64_t
-stub_call(struct stub_frame *f)
+static __attribute__((noinline)) uint64_t
+stub_call_full(struct stub_frame *f)
 {
 	struct ring_header *h = stub_ring;
 	const struct ring_fn *d = &h->fns[f->idx];
@@ -513,6 +682,10 @@ stub_call(struct stub_frame *f)
 		return call_orig(d, f);
 	}
 
+	int sampling = h->sample_interval != 0 && d->cls <= RING_CLASS_POSIX_MEMALIGN;
+	if (sampling && d->cls == RING_CLASS_FREE)
+		return sampled_free(h, f, d);
+
 	uint64_t rsp = (uint64_t)&f->ret;
 	struct ring_thread *t = thread_find(h, f, d);
 	if (!t)
@@ -521,6 +694,9 @@ stub_call(struct stub_frame *f)
 		__asm__ volatile("addq $1, %0" : "+m"(t->internal));
 		return call_orig(d, f);
 	}
+	if (sampling)
+		return d->cls == RING_CLASS_REALLOC ? sampled_realloc(h, t, f, d)
+						    : sampled_alloc(h, t, f, d);
 
 	/* Entry records need no stack: the tracer unwinds allocations only. */
 	if (d->cls == RING_CLASS_FREE)
@@ -559,4 +735,55 @@ stub_call(struct stub_frame *f)
 		break;
 	}
 	return rv;
+}
+
+/* An allocation when sampling, on its way: the common case, not sampled
+   on a thread with no call in progress, costs the thread's counter and
+   is_internal's fields around the original; the others go the whole
+   way. */
+static __attribute__((noinline)) uint64_t
+stub_alloc_fast(struct ring_header *h, const struct ring_fn *d,
+		struct stub_frame *f)
+{
+	uint64_t tcb;
+	__asm__("movq %%fs:0, %0" : "=r"(tcb));
+	struct ring_thread *t = ring_thread_lookup(h, tcb);
+	if (!t || t->outer_rsp)
+		return stub_call_full(f); /* unknown, or maybe internal */
+	uint64_t size = call_size(d, f);
+	int64_t left = t->sample_left - (int64_t)size;
+	if (size >= h->sample_interval || left <= 0)
+		return stub_call_full(f); /* sampled */
+	t->sample_left = left;
+	t->sample_calls++;
+	volatile struct ring_thread *vt = t;
+	vt->outer_lo = d->obj_lo;
+	vt->outer_hi = d->obj_hi;
+	vt->outer_rsp = (uint64_t)&f->ret;
+	uint64_t rv = call_orig(d, f);
+	if (ring_recording(h))
+		vt->outer_rsp = 0;
+	return rv;
+}
+
+/* The common calls when sampling are kept apart from stub_call_full, so
+   that they pay for none of its frame: the free of a block not sampled
+   (one byte of the set read, then a jump to the original), and an
+   allocation (stub_alloc_fast). Realloc and everything else go the
+   whole way. */
+uint64_t
+stub_call(struct stub_frame *f)
+{
+	struct ring_header *h = stub_ring;
+	const struct ring_fn *d = &h->fns[f->idx];
+	if (!h->sample_interval || d->cls > RING_CLASS_POSIX_MEMALIGN ||
+	    d->cls == RING_CLASS_REALLOC || !ring_recording(h))
+		return stub_call_full(f);
+	if (d->cls != RING_CLASS_FREE)
+		return stub_alloc_fast(h, d, f);
+	if (!f->arg[0] ||
+	    (!sample_set_may_hold(sample_set(h), h->set_shift, f->arg[0]) &&
+	     !__atomic_load_n(&h->set_full, __ATOMIC_RELAXED)))
+		return call_orig(d, f);
+	return sampled_free(h, f, d);
 }

@@ -136,7 +136,9 @@ free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	struct ht_event ev = {
 		.kind = HT_EV_FREE, .fn = pr->fn, .addr = ptr,
 	};
-	emit(t, tc, &ev, regs->rsp);
+	/* Sampling: only a sampled block's free is reported. */
+	if (!t->opt->sampling_interval || sampled_forget(tc->proc, ptr))
+		emit(t, tc, &ev, regs->rsp);
 	if (!hold)
 		return 0;
 	struct pending_call pc = {
@@ -144,6 +146,49 @@ free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 		.args = { ptr }, .obj_lo = pr->obj_lo, .obj_hi = pr->obj_hi,
 	};
 	return push_pending(tc, regs, &pc);
+}
+
+/* The sampling decision for the call PC at its entry: its SAMPLE byte,
+   and for a realloc whether its old block was sampled (forgotten now,
+   as a free's). True when there is anything to report at its return. */
+static bool
+sample_entry(struct tracer *t, struct tracee *tc, struct pending_call *pc)
+{
+	uint64_t size = sampled_call_size(pc->fn, pc->args);
+	bool realloc = pc->fn == HT_FN_REALLOC ||
+		       pc->fn == HT_FN_REALLOCARRAY;
+	pc->sampling = true;
+	pc->old_sampled = realloc && pc->args[0] &&
+			  sampled_forget(tc->proc, pc->args[0]);
+	pc->sample = realloc && !size ? 0 : sampled_take(t, tc, size);
+	return pc->sample || pc->old_sampled;
+}
+
+/* EV, described from the sampled call PC: what the engine is to see so
+   that its blocks stay the sampled ones (as the stub's sampled_realloc
+   reports them). False when nothing is to be reported. */
+static bool
+sample_return(const struct tracer *t, const struct pending_call *pc,
+	      struct ht_event *ev)
+{
+	if (ev->kind != HT_EV_REALLOC) {
+		if (!pc->sample)
+			return false;
+		ev->weight = sampled_weight(t, pc->sample, ev->size);
+		return true;
+	}
+	if (!ev->addr) /* failed, or realloc(p, 0) freeing the block */
+		return pc->old_sampled;
+	if (!pc->sample) {
+		/* Only the old block was sampled: it is freed. */
+		ev->addr = 0;
+		ev->size = 0;
+		return pc->old_sampled;
+	}
+	if (!pc->old_sampled)
+		ev->old_addr = 0; /* a new block */
+	ev->weight = sampled_weight(t, pc->sample, ev->size);
+	return true;
 }
 
 int
@@ -168,6 +213,11 @@ alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 		.args = { arch_arg(regs, 0), arch_arg(regs, 1), arch_arg(regs, 2) },
 		.obj_lo = pr->obj_lo, .obj_hi = pr->obj_hi,
 	};
+	/* Decided before the stack is unwound, which an unsampled call
+	   never is; it stays pending all the same, so that the calls it
+	   makes are internal. */
+	if (t->opt->sampling_interval && !sample_entry(t, tc, &pc))
+		return push_pending(tc, regs, &pc);
 	if (tc->proc->profiling) {
 		struct tracer_capture cap = {
 			.regs = *regs, .stack = stack, .len = (size_t)n,
@@ -199,6 +249,24 @@ describe_result(pid_t tid, const struct pending_call *pc, uint64_t rv,
 	return ht_event_from_call(pc->fn, pc->args, result, ev);
 }
 
+/* The sampled call PC returned, described in EV when DESCRIBED: its
+   sampled block remembered (a failed realloc's old block again), and
+   whether EV is to be reported. */
+static bool
+sample_settle(struct tracer *t, struct tracee *tc,
+	      const struct pending_call *pc, bool described,
+	      struct ht_event *ev)
+{
+	if (!described)
+		return false;
+	bool failed = ev->kind == HT_EV_REALLOC && !ev->addr && ev->size;
+	if (failed && pc->old_sampled)
+		sampled_insert(tc->proc, ev->old_addr);
+	if (pc->sample && ev->addr)
+		sampled_insert(tc->proc, ev->addr);
+	return sample_return(t, pc, ev);
+}
+
 int
 alloc_return(struct tracer *t, struct tracee *tc,
 	     struct user_regs_struct *regs)
@@ -216,8 +284,11 @@ alloc_return(struct tracer *t, struct tracee *tc,
 	}
 	struct pending_call pc = tc->pending[--tc->n_pending];
 	struct ht_event ev = { .pcs = pc.pcs, .npcs = pc.npcs };
-	if (!pc.at_entry &&
-	    describe_result(tc->tid, &pc, arch_retval(regs), &ev))
+	bool report = !pc.at_entry &&
+		      describe_result(tc->tid, &pc, arch_retval(regs), &ev);
+	if (pc.sampling && !pc.at_entry)
+		report = sample_settle(t, tc, &pc, report, &ev);
+	if (report)
 		emit(t, tc, &ev, pc.slot);
 	regs->rip = pc.orig;
 	pending_free(&pc);

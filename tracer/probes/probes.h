@@ -65,7 +65,25 @@ struct pending_call {
 				    makes into probed code are internal */
 	uint64_t *pcs;   /* stack unwound at entry (owned) */
 	unsigned npcs;
+	bool sampling;   /* --sampling-interval: SAMPLE and OLD_SAMPLED say
+			    what to report */
+	uint32_t sample; /* the new block's SAMPLE byte (0: not sampled) */
+	bool old_sampled; /* realloc: the old block was sampled */
 };
+/* ---- sampled.c: --sampling-interval on the ptrace path ---- */
+/* The bytes the call FN(ARGS) asks for (~0 when the product overflows). */
+uint64_t sampled_call_size(enum ht_alloc_fn fn, const uint64_t args[3]);
+/* TC's sampling decision for an allocation of SIZE bytes (sample.h's
+   sample_take: 0 not sampled, else its SAMPLE byte). */
+uint32_t sampled_take(struct tracer *t, struct tracee *tc, uint64_t size);
+/* Remember the sampled block ADDR (0: nothing) of P. */
+void sampled_insert(struct tproc *p, uint64_t addr);
+/* Whether the free of ADDR in P is to be reported: ADDR was sampled (and
+   is forgotten now), or P's set overflowed once. */
+bool sampled_forget(struct tproc *p, uint64_t addr);
+/* The bytes a block of SIZE bytes with SAMPLE byte K stands for. */
+uint64_t sampled_weight(const struct tracer *t, uint32_t k, uint64_t size);
+
 /* TID hit allocator probe PR with REGS. */
 int alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 		struct user_regs_struct *regs);

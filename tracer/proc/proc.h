@@ -61,6 +61,10 @@ struct scratch {
    CPython's PyObject_* and PyMem_*). */
 #define LOADER_MAX_SYMBOLS 48
 
+/* Bytes of one bucket of a set of sampled addresses
+   (tracer/inline/sample.h), each with one byte more (its count). */
+#define SAMPLED_BUCKET_BYTES 64
+
 /* One traced process (thread group) and its probes. Forked children get
    their own copy: the same addresses, their own memory. */
 struct tproc {
@@ -92,6 +96,17 @@ struct tproc {
 	int inline_refused;       /* setting up the inline path failed: why
 				     (a negative error), else 0 */
 	int n_threads;
+	uint32_t ordinal;         /* processes traced before it (sampling
+				     streams: tracer/inline/sample.h) */
+	uint32_t n_threads_seen;  /* threads it had so far (ptrace path's
+				     sampling streams) */
+	struct sample_bucket *sampled; /* --sampling-interval on the ptrace
+				     path without a ring: its own set of
+				     sampled addresses (tracer/probes/
+				     sampled.c), else NULL */
+	uint32_t sampled_shift;
+	uint32_t sampled_full;    /* that set overflowed: every free is
+				     reported */
 	int64_t insn_base;        /* instructions counted outside live threads'
 				     counters (exited threads, the parent before
 				     a fork, minus the count before an exec) */
@@ -140,6 +155,10 @@ struct tracee {
 				     injected from (not inside the kernel's
 				     syscall path) */
 	int detach_sig;           /* a signal its stop swallowed, passed on */
+	/* --sampling-interval on the ptrace path: */
+	bool sample_ready;        /* the two below are set */
+	int64_t sample_left;      /* bytes to its next sample point */
+	uint64_t sample_rng;      /* its PRNG state */
 };
 
 /* Wait statuses the event loop is still to handle (waitq.c). */
@@ -158,6 +177,8 @@ struct tracer {
 	pid_t target;             /* the process we forked */
 	struct u64map tracees;    /* tid -> struct tracee * */
 	struct u64map procs;      /* pid -> struct tproc * */
+	uint32_t n_procs_made;    /* processes traced so far: the next one's
+				     ordinal */
 	struct waitq waitq;       /* statuses reaped out of turn */
 	struct tracer_result result;
 	bool target_done;

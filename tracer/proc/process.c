@@ -29,6 +29,7 @@ proc_new(struct tracer *t, pid_t pid)
 {
 	struct tproc *p = ht_xcalloc(1, sizeof(*p));
 	p->pid = pid;
+	p->ordinal = t->n_procs_made++;
 	p->mem_fd = open_mem(pid);
 	u64map_init(&p->probe_at);
 	u64map_init(&p->objects_seen);
@@ -42,6 +43,14 @@ proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 	struct tproc *p = ht_xmalloc(sizeof(*p));
 	*p = *parent;
 	p->pid = child;
+	p->ordinal = t->n_procs_made++;
+	p->n_threads_seen = 0;
+	/* The child's blocks are its parent's, sampled ones too. */
+	if (parent->sampled)
+		p->sampled = ht_xmemdup_array(parent->sampled,
+					      1ULL << (64 - parent->sampled_shift),
+					      1ULL << (64 - parent->sampled_shift),
+					      SAMPLED_BUCKET_BYTES + 1);
 	p->mem_fd = open_mem(child);
 	p->probes = ht_xmemdup_array(parent->probes, parent->n_probes,
 			      parent->cap_probes, sizeof(*p->probes));
@@ -74,6 +83,9 @@ proc_exec_reset(struct tproc *p)
 	p->tramp = p->call_tramp = p->syscall_insn = p->r_debug = 0;
 	p->inject_routine = 0;
 	p->inject_slack = false;
+	free(p->sampled); /* the new image's blocks are all new */
+	p->sampled = NULL;
+	p->sampled_full = 0;
 	memset(p->freeres, 0, sizeof(p->freeres));
 	memset(p->bound, 0, sizeof(p->bound));
 	p->exit_bound = false;
@@ -93,6 +105,7 @@ proc_free(struct tracer *t, struct tproc *p)
 		close(p->mem_fd);
 	free(p->probes);
 	free(p->scratch);
+	free(p->sampled);
 	u64map_fini(&p->probe_at);
 	u64map_fini(&p->objects_seen);
 	free(p);

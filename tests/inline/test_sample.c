@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* --sampling-interval: the sampler's arithmetic (tracer/inline/sample.h)
+   against numbers checked by hand, its statistics against their
+   expectations (bounds of 5 standard deviations, fixed seeds), the set of
+   sampled addresses; then the stub blob sampling for real in this
+   process (stubenv.c plays the tracer): an unsampled call writes nothing
+   to the ring, a sampled one a record with its weight, every sampled
+   block's free is recorded and no other, reallocs keep the tracer's
+   blocks those sampled, and a seed gives the same records twice. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stubenv.h"
+#include "tests/check.h"
+#include "tracer/inline/sample.h"
+
+/* ---- Arithmetic ---- */
+
+static void
+test_log2(void)
+{
+	/* floor(log2(x) x 2^24), from the real logarithm: 1.5849625007 x
+	   2^24 = 26591258.1, 3.3219280949 x 2^24 = 55732705.3, 13.591639
+	   x 2^24 = 228029866.9. */
+	CHECK(sample_log2(1) == 0, "log2(1) = %llu",
+	      (unsigned long long)sample_log2(1));
+	CHECK(sample_log2(2) == 1ULL << 24, "log2(2)");
+	CHECK(sample_log2(1ULL << 52) == 52ULL << 24, "log2(2^52)");
+	uint64_t l3 = sample_log2(3), l10 = sample_log2(10),
+		 l12345 = sample_log2(12345);
+	CHECK(l3 == 26591258 || l3 == 26591257, "log2(3) = %llu",
+	      (unsigned long long)l3);
+	CHECK(l10 == 55732705 || l10 == 55732704, "log2(10) = %llu",
+	      (unsigned long long)l10);
+	CHECK(l12345 == 228029866 || l12345 == 228029865,
+	      "log2(12345) = %llu", (unsigned long long)l12345);
+}
+
+static void
+test_gap(void)
+{
+	/* (52 - log2 x) ln 2 x interval: 52 ln 2 x 1024 = 36908.70,
+	   (52 - log2 3) ln 2 x 1024 = 35783.72, (52 - log2 10) ln 2 x
+	   524288 = 17690037.21; x = 2^52 (u = 1) is a gap of 0, made 1. */
+	CHECK(sample_gap_of(1, 1024) == 36909, "gap(1) = %llu",
+	      (unsigned long long)sample_gap_of(1, 1024));
+	CHECK(sample_gap_of(3, 1024) == 35784, "gap(3) = %llu",
+	      (unsigned long long)sample_gap_of(3, 1024));
+	CHECK(sample_gap_of(10, 524288) == 17690037, "gap(10) = %llu",
+	      (unsigned long long)sample_gap_of(10, 524288));
+	CHECK(sample_gap_of(1ULL << 52, 524288) == 1, "gap(2^52)");
+	CHECK(sample_gap_of(1, SAMPLE_INTERVAL_MAX) >
+		      36 * SAMPLE_INTERVAL_MAX,
+	      "the largest interval's longest gap does not overflow");
+
+	/* The mean of N exponential gaps of mean T has a standard
+	   deviation of T / sqrt(N); its variance T^2. */
+	const int n = 400000;
+	const double t = 524288;
+	uint64_t s = 42;
+	double sum = 0, sq = 0;
+	for (int i = 0; i < n; i++) {
+		double g = (double)sample_gap(&s, (uint64_t)t);
+		sum += g;
+		sq += g * g;
+	}
+	double mean = sum / n, var = sq / n - mean * mean;
+	CHECK(fabs(mean - t) < 5 * t / sqrt(n), "mean gap %.1f, not %.0f",
+	      mean, t);
+	CHECK(fabs(var / (t * t) - 1) < 0.05, "gap variance %.3f T^2",
+	      var / (t * t));
+}
+
+static void
+test_take(void)
+{
+	uint64_t s = 7;
+	int64_t left = 100;
+	CHECK(sample_take(&left, &s, 1000, 30) == 0 && left == 70,
+	      "30 bytes of 100 left: not sampled, 70 left (%lld)",
+	      (long long)left);
+	CHECK(sample_take(&left, &s, 1000, 1000) == SAMPLE_TRUE_SIZE &&
+		      left == 70,
+	      "a block of the interval: its own size, counter untouched");
+	CHECK(sample_take(&left, &s, 1000, 69) == 0 && left == 1, "69 more");
+	uint32_t k = sample_take(&left, &s, 1000, 1);
+	CHECK(k >= 1 && left > 0, "the byte on the point: sampled (k %u, "
+				   "left %lld)", k, (long long)left);
+	CHECK(sample_weight(3, 1000, 10) == 3000 &&
+		      sample_weight(SAMPLE_TRUE_SIZE, 1000, 4321) == 4321,
+	      "weights");
+
+	/* Unbiased: a stream of random small sizes. The estimate's variance
+	   is at most T x bytes (each point stands for T bytes, Poisson). */
+	const uint64_t t = 4096;
+	uint64_t r = 99, truth = 0, est = 0, samples = 0;
+	double expect = 0; /* sampled calls: P(a point in s bytes) each */
+	left = (int64_t)sample_gap(&s, t);
+	for (int i = 0; i < 2000000; i++) {
+		uint64_t size = 1 + sample_rand(&r) % 600;
+		truth += size;
+		expect += 1 - exp(-(double)size / (double)t);
+		uint32_t kk = sample_take(&left, &s, t, size);
+		if (kk) {
+			est += sample_weight(kk, t, size);
+			samples++;
+		}
+	}
+	double sd = sqrt((double)t * (double)truth);
+	CHECK(fabs((double)est - (double)truth) < 5 * sd,
+	      "estimate %llu of %llu bytes (5 sd: %.0f)",
+	      (unsigned long long)est, (unsigned long long)truth, 5 * sd);
+	CHECK(fabs((double)samples - expect) < 5 * sqrt(expect),
+	      "%llu calls sampled, %.0f expected", (unsigned long long)samples,
+	      expect);
+}
+
+static void
+test_streams(void)
+{
+	uint64_t a = sample_stream(1, 0, 0), b = sample_stream(1, 0, 0);
+	CHECK(a == b, "a stream is the same for the same seed and ordinals");
+	uint64_t seen[6] = {
+		sample_stream(1, 0, 0), sample_stream(1, 0, 1),
+		sample_stream(1, 1, 0), sample_stream(2, 0, 0),
+		sample_stream(1, 1, 1), sample_stream(0, 0, 0),
+	};
+	for (int i = 0; i < 6; i++)
+		for (int j = i + 1; j < 6; j++)
+			CHECK(seen[i] != seen[j], "streams %d and %d differ", i,
+			      j);
+}
+
+/* A set of 4 buckets: 28 keys fit (a chain wraps around), the 29th is
+   refused; removing makes room; counts stay right. */
+static void
+test_set(void)
+{
+	uint32_t shift = 64 - 2;
+	struct sample_bucket *b = calloc(1, sample_set_bytes(shift));
+	uint64_t keys[29];
+	int ok = 0;
+	for (int i = 0; i < 29; i++) {
+		keys[i] = 0x10000 + (uint64_t)i * 0x30;
+		ok += sample_set_insert(b, shift, keys[i]) == 0;
+	}
+	CHECK(ok == 28, "%d keys in 4 buckets of 7", ok);
+	CHECK(sample_set_insert(b, shift, 0x999990) == -1, "full");
+	int found = 0;
+	for (int i = 0; i < 29; i++)
+		found += sample_set_remove(b, shift, keys[i]);
+	CHECK(found == 28, "%d removed", found);
+	CHECK(sample_set_remove(b, shift, keys[0]) == 0, "removed once");
+	uint8_t *homed = sample_set_homed(b, shift);
+	CHECK(!homed[0] && !homed[1] && !homed[2] && !homed[3],
+	      "counts back to 0");
+	CHECK(sample_set_insert(b, shift, keys[5]) == 0 &&
+		      sample_set_may_hold(b, shift, keys[5]) &&
+		      sample_set_remove(b, shift, keys[5]) == 1 &&
+		      !sample_set_may_hold(b, shift, keys[5]),
+	      "room again");
+	free(b);
+}
+
+/* ---- The stub sampling ---- */
+
+enum { IX_MALLOC, IX_FREE, IX_REALLOC, IX_CALLOC };
+
+static uint64_t bump = 0x7e0000000000ULL;
+static uint64_t orig_calls;
+
+static uint64_t
+fake_malloc(uint64_t size)
+{
+	orig_calls++;
+	uint64_t p = bump;
+	bump += (size + 31) & ~15ULL;
+	return p;
+}
+
+static uint64_t
+fake_calloc(uint64_t n, uint64_t size)
+{
+	return fake_malloc(n * size);
+}
+
+static void
+fake_free(uint64_t p)
+{
+	(void)p;
+	orig_calls++;
+}
+
+static uint64_t
+fake_realloc(uint64_t p, uint64_t size)
+{
+	(void)p;
+	return size ? fake_malloc(size) : 0;
+}
+
+/* The tracer's blocks, as the engine would hold them: address ->
+   weight, from the collected events. */
+struct model {
+	uint64_t addr[65536], weight[65536];
+	size_t n;
+	uint64_t unknown_frees, live;
+};
+
+static size_t
+model_find(const struct model *m, uint64_t addr)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->addr[i] == addr)
+			return i;
+	return SIZE_MAX;
+}
+
+static void
+model_drop(struct model *m, uint64_t addr)
+{
+	size_t i = model_find(m, addr);
+	if (i == SIZE_MAX) {
+		m->unknown_frees++;
+		return;
+	}
+	m->live -= m->weight[i];
+	m->addr[i] = m->addr[--m->n];
+	m->weight[i] = m->weight[m->n];
+}
+
+static void
+model_add(struct model *m, uint64_t addr, uint64_t weight)
+{
+	if (m->n < 65536) {
+		m->addr[m->n] = addr;
+		m->weight[m->n++] = weight;
+		m->live += weight;
+	}
+}
+
+/* Apply the collected events to M. */
+static void
+model_apply(struct model *m)
+{
+	for (uint64_t i = 0; i < coll.n; i++) {
+		const struct rec_copy *r = &coll.v[i];
+		if (!r->has_event)
+			continue;
+		const struct ht_event *ev = &r->ev;
+		switch (ev->kind) {
+		case HT_EV_ALLOC:
+			model_add(m, ev->addr, ev->weight);
+			break;
+		case HT_EV_FREE:
+			model_drop(m, ev->addr);
+			break;
+		case HT_EV_REALLOC:
+			if (ev->old_addr)
+				model_drop(m, ev->old_addr);
+			if (ev->addr)
+				model_add(m, ev->addr, ev->weight);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void
+start(uint64_t interval, uint64_t seed)
+{
+	int err = env_init(1 << 22, 0, 200000);
+	if (err) {
+		fprintf(stderr, "env_init: %s\n", strerror(-err));
+		exit(EXIT_HARNESS);
+	}
+	if (tracer_ring_sampling_set(env.r, interval, seed, 0)) {
+		fprintf(stderr, "sampling_set failed\n");
+		exit(EXIT_HARNESS);
+	}
+	env_fn(IX_MALLOC, HT_FN_MALLOC, fake_malloc, 0, 0);
+	env_fn(IX_FREE, HT_FN_FREE, fake_free, 0, 0);
+	env_fn(IX_REALLOC, HT_FN_REALLOC, fake_realloc, 0, 0);
+	env_fn(IX_CALLOC, HT_FN_CALLOC, fake_calloc, 0, 0);
+	env_thread_init();
+	orig_calls = 0;
+}
+
+static uint64_t
+thread_passed(void)
+{
+	struct tracer_ring_stats st;
+	tracer_ring_stats(env.r, &st);
+	return st.sample_skipped;
+}
+
+/* N blocks of SIZE bytes, all freed: records only for the sampled ones
+   and their frees; the total estimated within 5 sd. */
+static void
+test_stub_small(void)
+{
+	const uint64_t t = 4096, n = 100000, size = 48;
+	start(t, 1);
+	static uint64_t blocks[100000];
+	for (uint64_t i = 0; i < n; i++) {
+		blocks[i] = tramp1(IX_MALLOC, size);
+		if (i % 1000 == 0)
+			env_drain(0);
+	}
+	env_drain(0);
+	uint64_t allocs = 0, est = 0;
+	for (uint64_t i = 0; i < coll.n; i++) {
+		const struct rec_copy *r = &coll.v[i];
+		if (r->has_event && r->ev.kind == HT_EV_ALLOC) {
+			allocs++;
+			est += r->ev.weight;
+			CHECK(r->ev.weight % t == 0 && r->ev.size == size,
+			      "weight %llu", (unsigned long long)r->ev.weight);
+		}
+	}
+	double truth = (double)(n * size), sd = sqrt(truth * (double)t);
+	CHECK(fabs((double)est - truth) < 5 * sd,
+	      "estimate %llu of %.0f (5 sd %.0f)", (unsigned long long)est,
+	      truth, 5 * sd);
+	CHECK(coll.n == allocs && allocs < n / 50,
+	      "%llu records for %llu calls", (unsigned long long)coll.n,
+	      (unsigned long long)n);
+	CHECK(thread_passed() == n - allocs,
+	      "%llu calls passed over, %llu sampled",
+	      (unsigned long long)thread_passed(),
+	      (unsigned long long)allocs);
+	env_collect_reset();
+	for (uint64_t i = 0; i < n; i++) {
+		tramp1(IX_FREE, blocks[i]);
+		if (i % 1000 == 0)
+			env_drain(0);
+	}
+	env_drain(0);
+	CHECK(coll.n == allocs, "%llu frees recorded for %llu sampled blocks",
+	      (unsigned long long)coll.n, (unsigned long long)allocs);
+	CHECK(orig_calls == 2 * n, "every call reached the allocator");
+	env_fini();
+}
+
+/* Blocks of at least the interval: each recorded at its size, and
+   freed. */
+static void
+test_stub_big(void)
+{
+	start(4096, 2);
+	uint64_t p[10];
+	for (int i = 0; i < 10; i++)
+		p[i] = tramp1(IX_MALLOC, 4096 + (uint64_t)i * 1000);
+	uint64_t c = tramp2(IX_CALLOC, 100, 50);
+	for (int i = 0; i < 10; i++)
+		tramp1(IX_FREE, p[i]);
+	tramp1(IX_FREE, c);
+	env_drain(0);
+	CHECK(coll.n == 22, "%llu records", (unsigned long long)coll.n);
+	for (int i = 0; i < 10 && i < (int)coll.n; i++)
+		CHECK(coll.v[i].ev.weight == 4096 + (uint64_t)i * 1000,
+		      "block %d weighs %llu", i,
+		      (unsigned long long)coll.v[i].ev.weight);
+	if (coll.n > 10)
+		CHECK(coll.v[10].ev.weight == 5000, "calloc(100, 50)");
+	env_fini();
+}
+
+/* Realloc chains: the tracer's blocks stay exactly the sampled ones
+   (every free and realloc of a block it holds, none of another), the
+   estimate of what is live in the end within 5 sd, and a chain of
+   unsampled reallocs writes nothing. */
+static void
+test_stub_realloc(void)
+{
+	const uint64_t t = 8192;
+	start(t, 3);
+	static struct model m;
+	memset(&m, 0, sizeof(m));
+	uint64_t truth = 0;
+	uint64_t r = 5;
+	for (int chain = 0; chain < 3000; chain++) {
+		uint64_t size = 16 + sample_rand(&r) % 256;
+		uint64_t p = tramp1(IX_MALLOC, size);
+		for (int step = 0; step < 8; step++) {
+			size = 16 + sample_rand(&r) % 2048;
+			p = tramp2(IX_REALLOC, p, size);
+		}
+		if (chain % 2)
+			tramp1(IX_FREE, p);
+		else if (chain % 4 == 0)
+			tramp2(IX_REALLOC, p, 0); /* frees it */
+		else
+			truth += size; /* kept */
+		if (chain % 50 == 0) {
+			env_drain(0);
+			model_apply(&m);
+			env_collect_reset();
+		}
+	}
+	env_drain(0);
+	model_apply(&m);
+	CHECK(m.unknown_frees == 0, "%llu frees of blocks not held",
+	      (unsigned long long)m.unknown_frees);
+	double sd = sqrt((double)truth * (double)t);
+	CHECK(fabs((double)m.live - (double)truth) < 5 * sd,
+	      "live estimate %llu of %llu (5 sd %.0f)",
+	      (unsigned long long)m.live, (unsigned long long)truth, 5 * sd);
+	env_fini();
+
+	/* Small reallocs and frees, none sampled: nothing in the ring. */
+	start(1ULL << 30, 4);
+	uint64_t p = tramp1(IX_MALLOC, 10);
+	for (int i = 0; i < 1000; i++)
+		p = tramp2(IX_REALLOC, p, 10 + (uint64_t)i);
+	tramp1(IX_FREE, p);
+	env_drain(0);
+	CHECK(coll.n == 0, "%llu records for unsampled calls",
+	      (unsigned long long)coll.n);
+	env_fini();
+}
+
+/* The same seed samples the same calls. */
+static void
+run_seeded(uint64_t seed, uint64_t *out, size_t max, size_t *n)
+{
+	start(2048, seed);
+	uint64_t r = 11;
+	for (int i = 0; i < 20000; i++)
+		tramp1(IX_MALLOC, 1 + sample_rand(&r) % 100);
+	env_drain(0);
+	*n = 0;
+	for (uint64_t i = 0; i < coll.n && *n < max; i++)
+		out[(*n)++] = coll.v[i].args[0] ^ (coll.v[i].ev.weight << 20);
+	env_fini();
+}
+
+static void
+test_stub_seed(void)
+{
+	static uint64_t a[4096], b[4096], c[4096];
+	size_t na, nb, nc;
+	run_seeded(77, a, 4096, &na);
+	run_seeded(77, b, 4096, &nb);
+	run_seeded(78, c, 4096, &nc);
+	CHECK(na > 100 && na == nb && !memcmp(a, b, na * sizeof(*a)),
+	      "seed 77 twice: %zu and %zu records", na, nb);
+	CHECK(na != nc || memcmp(a, c, na * sizeof(*a)),
+	      "seeds 77 and 78 sample other calls");
+}
+
+int
+main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_log2();
+	test_gap();
+	test_take();
+	test_streams();
+	test_set();
+	test_stub_small();
+	test_stub_big();
+	test_stub_realloc();
+	test_stub_seed();
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	return failures ? 1 : 0;
+}

@@ -561,10 +561,11 @@ value_set(struct ht_options *opt, const struct opt_spec *o, const char *val,
 		*(uint64_t *)field = u;
 		return 0;
 	case OPT_U64:
-		/* 20 digits at most: the saturation at ULLONG_MAX must not
-		   pass for the largest seed. */
-		if (!parse_digits(val, &u) || strlen(val) > 20 ||
-		    (u == ULLONG_MAX && strcmp(val, "18446744073709551615")))
+		/* parse_digits saturates at ULLONG_MAX: only the largest
+		   seed itself may read as it. */
+		if (!parse_digits(val, &u) ||
+		    (u == ULLONG_MAX &&
+		     strcmp(val + strspn(val, "0"), "18446744073709551615")))
 			return reject(o, val, err, errlen);
 		*(uint64_t *)field = u;
 		*(bool *)((char *)opt + o->count_off) = true;
@@ -947,6 +948,8 @@ ht_options_usage(FILE *out)
 	      "       heaptrace print [--threshold=X] [--x=N] [--y=N] FILE\n"
 	      "       heaptrace report [--format=text|json|html] [--top=N] "
 	      "[-o FILE] PROFILE\n"
+	      "       heaptrace report --format=pprof [--at=peak|end|N] -o FILE "
+	      "PROFILE\n"
 	      "       heaptrace diff [--format=text|json] [--threshold=PERCENT]\n"
 	      "                      [--min-bytes=N] A B\n"
 	      "       heaptrace --help | -h | --version\n"

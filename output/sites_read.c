@@ -383,12 +383,27 @@ mapping_parse(struct reader *r, const char *text)
 	return 0;
 }
 
+static int
+mapping_cmp(const void *a, const void *b)
+{
+	const struct sites_mapping *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Binary search: a profile's every frame is looked up. */
 const struct sites_mapping *
 sites_mapping_of(const struct sites_file *f, uint64_t addr)
 {
-	for (size_t i = 0; i < f->n_mappings; i++)
-		if (addr >= f->mappings[i].start && addr < f->mappings[i].end)
-			return &f->mappings[i];
+	size_t lo = 0, hi = f->n_mappings;
+	while (lo < hi) { /* the first mapping starting after ADDR */
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->mappings[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < f->mappings[lo - 1].end)
+		return &f->mappings[lo - 1];
 	return NULL;
 }
 
@@ -629,6 +644,9 @@ sites_read(const char *path, struct sites_file *out, int *errno_out,
 		return -1;
 	}
 	int rc = lines_read(&r, f);
+	if (!rc && out->n_mappings)
+		qsort(out->mappings, out->n_mappings, sizeof(*out->mappings),
+		      mapping_cmp);
 	if (rc && errno_out)
 		*errno_out = errno;
 	fclose(f);

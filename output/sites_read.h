@@ -74,7 +74,7 @@ struct sites_file {
 	uint64_t leak_bytes[SITES_N_KINDS], leak_blocks[SITES_N_KINDS];
 	struct sites_site *sites;
 	size_t n_sites;
-	struct sites_mapping *mappings; /* in the file's order */
+	struct sites_mapping *mappings; /* by their start address */
 	size_t n_mappings;
 };
 

@@ -45,14 +45,32 @@ sites_sum() {
 		END { print s + 0 }' "$1"
 }
 
-# sites_checks SITES AT: check's arguments: the figures of SITES.
+# estimated_blocks FILE KEY: the sum over FILE's sites of KEY's bytes at
+# the site's mean block size (allocated / calls), rounded per site: a
+# sampled profile's inuse_objects.
+estimated_blocks() {
+	awk -v k="$2" '/^site: / { for (i = 3; i <= NF; i++) {
+			split($i, kv, "=")
+			v[kv[1]] = kv[2] }
+		if (v["allocated"] > 0)
+			s += int(v[k] * v["calls"] / v["allocated"] + 0.5) }
+		END { printf "%d\n", s }' "$1"
+}
+
+# sites_checks SITES AT: check's arguments: the figures of SITES (the
+# blocks of a sampled one estimated from its bytes).
 sites_checks() {
-	local inuse=peak blocks=peak_blocks
+	local inuse=peak blocks=peak_blocks objects
 	[ "$2" = end ] && inuse=leaked blocks=leaked_blocks
+	if grep -q '^sampling: ' "$1"; then
+		objects=$(estimated_blocks "$1" $inuse)
+	else
+		objects=$(sites_sum "$1" $blocks)
+	fi
 	echo "alloc_objects=$(sites_sum "$1" calls)" \
 		"alloc_space=$(sites_sum "$1" allocated)" \
 		"inuse_space=$(sites_sum "$1" $inuse)" \
-		"inuse_objects=$(sites_sum "$1" $blocks)"
+		"inuse_objects=$objects"
 }
 
 build_id() { # ELF: its GNU build ID
@@ -142,6 +160,9 @@ massif-real)
 		/^mem_heap_B=/ { h[s] = substr($0, 12) }
 		/^heap_tree=peak/ { print h[s] }' v)
 	check v.pb.gz inuse_space="$peak" --types inuse_space --function fill
+	# Massif's inlined chain (two tree lines of one address): one location
+	grep -A1 ' make_block ' v.pb.gz.raw | grep -q '^ \{10,\}fill ' ||
+		fail "make_block's location has no second line for fill: $(grep -A1 make_block v.pb.gz.raw)"
 	top_total v.pb.gz inuse_space "$peak"
 	one_error 2 "heaptrace: report: v: no .sites file beside it, so the heap at the end is not known (--at=peak or the number of a detailed snapshot)" \
 		"$ht" report --format=pprof --at=end -o x.pb.gz v
@@ -171,6 +192,32 @@ sampled)
 	# an exact profile's report says nothing of sampling
 	expect_status 0 "$ht" report a.massif
 	grep -q "sampled" "$tmp/out" && fail "exact report says sampled"
+	;;
+sampled-run)
+	# PROG is progs/sampled.c of tests/run: its 10 blocks of 1 MiB are
+	# recorded at their size under any interval up to 1 MiB
+	"$ht" run --sampling-interval=64K --sampling-seed=7 \
+		--massif-out-file=m -- "$prog" one >out 2>err ||
+		harness "heaptrace run: $(cat err)"
+	grep -qx "sampling: interval=65536 seed=7" m.sites ||
+		fail "no sampling: line in m.sites"
+	expect_status 0 "$ht" report --format=pprof -o p.pb.gz m
+	check p.pb.gz $(sites_checks m.sites peak) --period 65536 \
+		--function take_big --build-id "$(build_id "$prog")"
+	go tool pprof -top -unit=B -sample_index=inuse_space p.pb.gz \
+		>top 2>&1 || fail "go tool pprof -top: $(cat top)"
+	grep -Eq '^ +10485760B .* big$' top ||
+		fail "big is not 10485760 B at the peak: $(grep -w big top)"
+	# ... in 10 blocks, estimated from the bytes as the 10 calls were
+	go tool pprof -top -nodefraction=0 -sample_index=inuse_objects p.pb.gz >top 2>&1 ||
+		fail "go tool pprof -top: $(cat top)"
+	grep -Eq '^ +10 .* big$' top ||
+		fail "big is not 10 blocks at the peak: $(grep -w big top)"
+	expect_status 0 "$ht" report --format=pprof --at=end -o e.pb.gz m
+	check e.pb.gz $(sites_checks m.sites end) --period 65536
+	expect_status 0 "$ht" report m
+	grep -qxF "sampled every 64.0 KiB: figures are estimated (error about sqrt(interval/bytes) per site)" "$tmp/out" ||
+		fail "report text: no sampling line: $(head -n 4 "$tmp/out")"
 	;;
 errors)
 	echo "not a profile" >junk

@@ -126,10 +126,11 @@ test_mappings(void)
 		"site: 2 calls=1 allocated=1 peak=0 leaked=0 leaked_blocks=0 "
 		"temporary=0\n"
 		"frame: 0x7FFF0020 g\tg.c:2\n"
-		"mapping: start=0x55550000 end=0x55560000 offset=0x0 "
-		"build_id=00ff3e file=/tmp/a dir/prog\n"
+		/* out of order: the reader sorts them */
 		"mapping: start=0x7fff0000 end=0x7FFF8000 offset=0x1000 "
-		"later=1\n";
+		"later=1\n"
+		"mapping: start=0x55550000 end=0x55560000 offset=0x0 "
+		"build_id=00ff3e file=/tmp/a dir/prog\n";
 	char err[512];
 	struct sites_file sf;
 	int rc = sites_read(write_file(text, sizeof(text) - 1), &sf, NULL,

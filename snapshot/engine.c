@@ -68,6 +68,7 @@ struct snap_engine {
 	double calls_est;             /* the event being fed is a sampled
 					 block standing for this many calls
 					 (weighed); 0: exact */
+	uint64_t true_size;           /* and the bytes it asked for */
 	uint64_t last_alloc;          /* the block of the last allocator call
 					 when it allocated one, else 0 */
 	uint64_t btime;               /* bytes allocated + freed */
@@ -424,6 +425,10 @@ invisible_to_massif(const struct snap_engine *eng, enum ht_alloc_fn fn)
 static struct snap_extra_block
 block_extra(const struct snap_engine *eng, const struct block *b)
 {
+	/* A sampled block keeps its estimated extra bytes themselves. */
+	if (eng->opt->sampling_interval)
+		return (struct snap_extra_block){ .extra = b->cookie,
+						  .cookie = b->cookie };
 	return (struct snap_extra_block){
 		.extra = snap_extra_of(eng->extra_model, b->req, b->cookie),
 		.cookie = b->cookie,
@@ -435,7 +440,8 @@ static void
 release(struct snap_engine *eng, const struct block *b)
 {
 	struct snap_extra_block x = block_extra(eng, b);
-	snap_extra_release(eng->extra_model, &x);
+	if (!eng->opt->sampling_interval)
+		snap_extra_release(eng->extra_model, &x);
 	eng->stats.frees++;
 	eng->stats.live_blocks--;
 	/* the peak is taken with the block still live at its site */
@@ -485,6 +491,33 @@ reattach(struct snap_engine *eng, const struct block *b)
 		block_table_insert(&eng->blocks, b);
 }
 
+/* The extra bytes of the block EV allocates, by the model. A sampled
+   block (weighed) stands for WEIGHT / SIZE blocks like it: its extra
+   bytes are those of one such block as many times over, kept in its
+   cookie (block_extra), the model's state left alone (its only state,
+   glibc's mmap threshold, moves at frees of blocks it cannot see). */
+static int
+extra_alloc(struct snap_engine *eng, const struct ht_event *ev,
+	    struct snap_extra_block *x)
+{
+	if (!eng->opt->sampling_interval)
+		return snap_extra_alloc(eng->extra_model, ev->size,
+					normalised_alignment(ev), ev->usable,
+					x);
+	/* An event without a weight (none is sent when sampling) stands
+	   for itself. */
+	uint64_t size = eng->calls_est ? eng->true_size : ev->size;
+	double times = eng->calls_est ? eng->calls_est : 1;
+	struct snap_extra_block one;
+	if (snap_extra_alloc(eng->extra_model, size, normalised_alignment(ev),
+			     ev->usable, &one) < 0)
+		return -1;
+	uint64_t extra = snap_extra_of(eng->extra_model, size, one.cookie);
+	x->extra = (uint64_t)llround((double)extra * times);
+	x->cookie = x->extra;
+	return 0;
+}
+
 static void
 do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 {
@@ -497,8 +530,7 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 	}
 	struct block b = { .addr = ev->addr, .req = ev->size };
 	struct snap_extra_block x;
-	if (snap_extra_alloc(eng->extra_model, ev->size,
-			     normalised_alignment(ev), ev->usable, &x) < 0)
+	if (extra_alloc(eng, ev, &x) < 0)
 		return;
 	b.cookie = x.cookie;
 	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, &eng->sites,
@@ -562,8 +594,10 @@ realloc_block(struct snap_engine *eng, struct block *b,
 	uint64_t old_req = b->req, old_extra = x.extra;
 	if (b->leaf && ev->size < old_req)
 		attempt_peak(eng);
-	if (snap_extra_realloc(eng->extra_model, &x, old_req, ev->size,
-			       ev->usable) < 0) {
+	if ((eng->opt->sampling_interval ? extra_alloc(eng, ev, &x)
+					 : snap_extra_realloc(eng->extra_model, &x,
+							      old_req, ev->size,
+							      ev->usable)) < 0) {
 		reattach(eng, b);
 		return;
 	}
@@ -814,8 +848,8 @@ snap_engine_set_sites_max(struct snap_engine *eng, uint32_t max)
 
 /* A sampled block (--sampling-interval) enters as the bytes it stands
    for, and the calls it stands for (WEIGHT / SIZE) are kept apart, so
-   that every figure is the estimate. Its extra bytes are those the model
-   gives one block of that size (docs: README, "Sampled profiling"). */
+   that every figure is the estimate; its extra bytes are scaled the same
+   way (extra_alloc). */
 static const struct ht_event *
 weighed(struct snap_engine *eng, const struct ht_event *ev,
 	struct ht_event *w)
@@ -826,6 +860,7 @@ weighed(struct snap_engine *eng, const struct ht_event *ev,
 		return ev;
 	*w = *ev;
 	w->size = ev->weight;
+	eng->true_size = ev->size;
 	eng->calls_est = ev->size ? (double)ev->weight / (double)ev->size : 1;
 	return w;
 }

@@ -7,7 +7,9 @@
    CPU). Walking, a first batch with stubenv's consumer answering the
    stubs' RULE questions publishes the rules; the timed batches then ask
    nothing. Prints the median and best batch; fails only when records go
-   missing or stacks are not walked. */
+   missing or stacks are not walked. Then, sampling at 512 KiB
+   (--sampling-interval), the common calls: a malloc of 0-999 bytes and
+   a free of a block, neither sampled. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -149,6 +151,36 @@ through_stub(uint32_t stack_copy, bool walk, unsigned depth)
 	return tm;
 }
 
+__attribute__((noinline)) static uint64_t
+fake_free(uint64_t p)
+{
+	calls++;
+	return p;
+}
+
+/* Through the stub sampling every 512 KiB: FN's unsampled calls (a few
+   are sampled, and recorded, on the way). */
+static struct timing
+through_stub_sampled(enum ht_alloc_fn fn)
+{
+	int err = env_init(8 << 20, 0, BATCH);
+	if (err || tracer_ring_sampling_set(env.r, 512 * 1024, 1, 0)) {
+		fprintf(stderr, "env_init: %s\n", strerror(-err));
+		exit(EXIT_HARNESS);
+	}
+	env_thread_init();
+	env_fn(0, fn, fn == HT_FN_FREE ? fake_free : fake_malloc, 0, 0);
+	struct timing tm = run((uint64_t (*)(uint64_t))env.tramp[0], false, 0,
+			       BATCHES);
+	struct tracer_ring_stats st;
+	tracer_ring_stats(env.r, &st);
+	CHECK(fn == HT_FN_FREE ||
+		      st.sample_skipped > (uint64_t)BATCH * BATCHES * 99 / 100,
+	      "%llu calls passed over", (unsigned long long)st.sample_skipped);
+	env_fini();
+	return tm;
+}
+
 int
 main(void)
 {
@@ -158,6 +190,8 @@ main(void)
 	struct timing s4 = through_stub(4096, false, 0);
 	struct timing w0 = through_stub(0, selfrule_session() != NULL, 0);
 	struct timing w20 = through_stub(0, selfrule_session() != NULL, 20);
+	struct timing sm = through_stub_sampled(HT_FN_MALLOC);
+	struct timing sf = through_stub_sampled(HT_FN_FREE);
 	printf("ns per call (median, best)    call        drain/record\n");
 	printf("direct                        %5.1f %5.1f\n", d.median, d.best);
 	printf("stub, no stack copy           %5.1f %5.1f %10.1f\n", s0.median,
@@ -168,5 +202,9 @@ main(void)
 	       w0.best, w0.drain);
 	printf("stub, walking 27 frames       %5.1f %5.1f %10.1f\n", w20.median,
 	       w20.best, w20.drain);
+	printf("sampled 512K, malloc passed   %5.1f %5.1f\n", sm.median,
+	       sm.best);
+	printf("sampled 512K, free passed     %5.1f %5.1f\n", sf.median,
+	       sf.best);
 	return failures ? 1 : 0;
 }

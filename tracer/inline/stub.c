@@ -737,6 +737,25 @@ stub_call_full(struct stub_frame *f)
 	return rv;
 }
 
+static __attribute__((noinline)) struct ring_thread *
+thread_lookup_slow(struct ring_header *h, uint64_t tcb)
+{
+	return ring_thread_lookup(h, tcb);
+}
+
+/* The entry of the thread whose thread pointer is TCB, or 0: nearly
+   always at its home in the first segment (ring_thread_lookup's first
+   probe), else the whole lookup. */
+static inline struct ring_thread *
+thread_fast(struct ring_header *h, uint64_t tcb)
+{
+	struct ring_thread *t = ring_threads(h) + ring_thread_hash(h, tcb, 0);
+	if (__builtin_expect(__atomic_load_n(&t->tcb, __ATOMIC_ACQUIRE) == tcb,
+			     1))
+		return t;
+	return thread_lookup_slow(h, tcb);
+}
+
 /* An allocation when sampling, on its way: the common case, not sampled
    on a thread with no call in progress, costs the thread's counter and
    is_internal's fields around the original; the others go the whole
@@ -747,7 +766,7 @@ stub_alloc_fast(struct ring_header *h, const struct ring_fn *d,
 {
 	uint64_t tcb;
 	__asm__("movq %%fs:0, %0" : "=r"(tcb));
-	struct ring_thread *t = ring_thread_lookup(h, tcb);
+	struct ring_thread *t = thread_fast(h, tcb);
 	if (!t || t->outer_rsp)
 		return stub_call_full(f); /* unknown, or maybe internal */
 	uint64_t size = call_size(d, f);

@@ -23,6 +23,7 @@
 #   SAMPLING=512K  --sampling-interval (0 or empty: exact, every call)
 #   SERVICE=pl     pl: bench/service.pl; c: bench/service.c
 #   PPROF=yes      --pprof=yes (a .pb.gz beside each profile)
+#   RING=          --ring-size (bytes; empty: the default, 8 MiB)
 #   STEP=30        seconds between two readings of heaptrace's RSS
 #   LIMIT=1.10     the largest end / 2-minute ratio that passes
 #   MEASURE=rss    what LIMIT applies to: rss (VmRSS, all of it) or anon
@@ -91,6 +92,7 @@ case $SAMPLING in
 *) set -- "$@" --sampling-interval="$SAMPLING" ;;
 esac
 [ "$PPROF" != yes ] || set -- "$@" --pprof=yes
+[ -z "${RING:-}" ] || set -- "$@" --ring-size="$RING"
 echo "heaptrace attach $* $SVC (service.$SERVICE)"
 "$HT" attach "$@" "$SVC" >/dev/null 2>"$W/heaptrace.err" </dev/null &
 HTPID=$!

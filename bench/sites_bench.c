@@ -5,7 +5,8 @@
    from a stack never seen before (20 levels through one of two functions
    each, 2^20 paths, then main). Prints, every tenth of the way, the sites
    kept and thinned out, Massif's tree nodes and the process's RSS: with
-   thinning (the default, 100,000 sites) and without ("off").
+   thinning (the default: 100,000 sites, 1,000,000 tree nodes) and
+   without ("off").
    usage: sites_bench [N [off]] (N: 1000000) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +69,10 @@ main(int argc, char **argv)
 	struct snap_engine *eng = snap_engine_new(
 		&opt, &sym, snap_extra_new(SNAP_EXTRA_ESTIMATE, &opt));
 	snap_engine_start(eng, 0);
-	if (!thin)
+	if (!thin) {
 		snap_engine_set_sites_max(eng, UINT32_MAX);
+		snap_engine_set_tree_max(eng, SIZE_MAX);
+	}
 	printf("thinning %s; %llu allocations, each from a new stack\n",
 	       thin ? "on" : "off", (unsigned long long)n);
 	uint64_t pcs[LEVELS + 3];

@@ -57,6 +57,9 @@ struct snap_engine {
 	struct xtree tree;
 	struct site_table sites;
 	uint32_t sites_max;           /* thinned past this many sites */
+	size_t tree_max;              /* the tree thinned past this many
+					 nodes, */
+	size_t tree_thin_at;          /* next when it has this many */
 
 	struct block_table blocks;
 	struct page_table pages;      /* --pages-as-heap */
@@ -101,6 +104,7 @@ snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
 	xtree_init(&eng->tree);
 	site_table_init(&eng->sites);
 	snap_engine_set_sites_max(eng, SITES_MAX_DEFAULT);
+	snap_engine_set_tree_max(eng, XTREE_MAX_DEFAULT);
 	block_table_init(&eng->blocks);
 	page_table_init(&eng->pages);
 	eng->snaps = ht_xcalloc(opt->max_snapshots, sizeof(*eng->snaps));
@@ -839,6 +843,44 @@ thin_sites(struct snap_engine *eng)
 	free(remap);
 }
 
+/* Too large a tree: its empty subtrees go (xtree.c, "Thinning"), and
+   every leaf held is renumbered: blocks', blocks in a realloc's, the
+   memo's (forgotten). Not with --pages-as-heap, whose page table holds
+   leaves too. Between two events. */
+static void
+thin_tree(struct snap_engine *eng)
+{
+	if (eng->opt->pages_as_heap) {
+		eng->tree_thin_at = SIZE_MAX;
+		return;
+	}
+	bool *keep = ht_xcalloc(eng->tree.n_nodes, sizeof(*keep));
+	block_table_mark_leaves(&eng->blocks, keep);
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].blk.addr)
+			keep[eng->pending[i].blk.leaf] = true;
+	uint32_t *remap = xtree_thin(&eng->tree, keep);
+	free(keep);
+	block_table_remap_leaves(&eng->blocks, remap);
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].blk.addr)
+			eng->pending[i].blk.leaf = remap[eng->pending[i].blk.leaf];
+	stack_filter_forget(&eng->filter);
+	free(remap);
+	/* what holds bytes stays: the next attempt once as many again are
+	   new as half the maximum */
+	eng->tree_thin_at = eng->tree.n_nodes + eng->tree_max / 2;
+	if (eng->tree_thin_at < eng->tree_max)
+		eng->tree_thin_at = eng->tree_max;
+}
+
+void
+snap_engine_set_tree_max(struct snap_engine *eng, size_t max)
+{
+	eng->tree_max = max < 2 ? 2 : max;
+	eng->tree_thin_at = eng->tree_max;
+}
+
 void
 snap_engine_set_sites_max(struct snap_engine *eng, uint32_t max)
 {
@@ -875,6 +917,8 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *in)
 		return;
 	if (eng->sites.n_sites > eng->sites.thin_at)
 		thin_sites(eng);
+	if (eng->tree.n_nodes > eng->tree_thin_at)
+		thin_tree(eng);
 	if (ev->time > eng->clock)
 		eng->clock = ev->time;
 	note_temporary(eng, ev);

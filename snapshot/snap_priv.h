@@ -61,6 +61,14 @@ void xtree_charge(struct xtree *t, uint32_t id, int64_t bytes);
 uint64_t xtree_render(struct xtree *t, uint64_t extra, uint64_t stacks,
 		      double threshold, struct snap_node **out, size_t *n_out);
 
+/* Drop T's subtrees that hold nothing (every entry at zero bytes) and
+   no leaf KEEP marks (by id: the leaves blocks are charged to); the new
+   id of every old node (0: dropped), malloc'd, for the caller to
+   renumber the leaves it holds. */
+uint32_t *xtree_thin(struct xtree *t, const bool *keep);
+/* Tree nodes kept before the empty subtrees are thinned out (engine.c). */
+#define XTREE_MAX_DEFAULT 1000000u
+
 /* ---- Allocation sites (sites.c) ---- */
 /* One frame of the site trie: its caller's node is PARENT (0: the
    outermost frame). */
@@ -246,6 +254,10 @@ void block_table_insert(struct block_table *bt, const struct block *b);
 bool block_table_take(struct block_table *bt, uint64_t addr, struct block *out);
 /* Every block's site S becomes REMAP[S] (site_table_thin's map). */
 void block_table_remap_sites(struct block_table *bt, const uint32_t *remap);
+/* Mark in KEEP (by tree node id) every block's leaf. */
+void block_table_mark_leaves(const struct block_table *bt, bool *keep);
+/* Every block's leaf L becomes REMAP[L] (xtree_thin's map). */
+void block_table_remap_leaves(struct block_table *bt, const uint32_t *remap);
 
 /* ---- Page table (pagetable.c) ---- */
 /* Pages [FIRST, END) owned by tree node LEAF (0: an ignored stack). */

@@ -159,6 +159,10 @@ struct snap_site snap_engine_sites_thinned(const struct snap_engine *eng,
    least significant half is thinned out (snap_engine_sites_thinned). */
 void snap_engine_set_sites_max(struct snap_engine *eng, uint32_t max);
 
+/* Keep Massif's tree of ENG to about MAX nodes (1,000,000 by default):
+   past it, the subtrees that hold no byte and no block are dropped. */
+void snap_engine_set_tree_max(struct snap_engine *eng, size_t max);
+
 /* The frames of SITE, innermost first (frame 0 inside the allocation
    function, then return addresses minus one), into OUT (room for MAX).
    Returns how many. */

@@ -538,6 +538,71 @@ test_thinning(void)
 	fixture_fini(&fx);
 }
 
+/* BYTES held under frame PC among the first-level entries of a detailed
+   snapshot of ENG now (the root's children). */
+static uint64_t
+tree_bytes_at(const struct snap_engine *eng, uint64_t pc, uint64_t *heap)
+{
+	struct snap_snapshot now;
+	snap_engine_peek(eng, 0, &now);
+	uint64_t bytes = 0;
+	*heap = now.heap;
+	/* preorder: the root, then its children each followed by its own */
+	for (size_t i = 1; i < now.n_tree; i++)
+		if (now.tree[i].pc == pc)
+			bytes += now.tree[i].bytes;
+	snap_snapshot_fini(&now);
+	return bytes;
+}
+
+/* Thinning the tree: at most 40 nodes, 30 stacks through distinct
+   callers of one function (each a chain of 3 new nodes), each malloc'd and
+   freed but two kept live (96 and 48 bytes); the tree stays under 40 +
+   the nodes of one thinning's worth, a rendering still gives exactly the
+   live bytes under their frames, and their frees after the renumbering
+   leave the heap at 0. */
+static void
+test_tree_thinning(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, (const char *[]){ "--threshold=0", NULL },
+		     SNAP_EXTRA_ESTIMATE);
+	snap_engine_set_tree_max(fx.eng, 40);
+	struct stack st[30];
+	for (unsigned i = 0; i < 30; i++) {
+		st[i] = (struct stack){ 5, { PC_MALLOC, 0x8000 + 16 * i,
+					     0x9000 + 16 * i, PC_MAIN_A,
+					     PC_LIBC_START } };
+		uint64_t addr = 0x100000 * (i + 1);
+		fixture_alloc(&fx, addr, i == 3 ? 96 : i == 20 ? 48 : 32,
+			      &st[i]);
+		if (i != 3 && i != 20)
+			fixture_release(&fx, addr);
+	}
+	struct snap_stats ss = snap_engine_stats(fx.eng);
+	CHECK(ss.tree_nodes <= 40 + 3, "tree thinning: %llu nodes, want at "
+	      "most 43", (unsigned long long)ss.tree_nodes);
+	uint64_t heap;
+	uint64_t b3 = tree_bytes_at(fx.eng, 0x8000 + 16 * 3, &heap);
+	uint64_t b20 = tree_bytes_at(fx.eng, 0x8000 + 16 * 20, &heap);
+	CHECK(heap == 144 && b3 == 96 && b20 == 48,
+	      "tree thinning: heap %llu, stack 3 %llu, stack 20 %llu; want "
+	      "144, 96, 48", (unsigned long long)heap,
+	      (unsigned long long)b3, (unsigned long long)b20);
+	fixture_release(&fx, 0x100000 * 4);
+	fixture_release(&fx, 0x100000 * 21);
+	tree_bytes_at(fx.eng, 0x8000, &heap);
+	CHECK(heap == 0, "tree thinning: heap %llu after every free",
+	      (unsigned long long)heap);
+	/* a stack seen before its subtree was dropped comes back */
+	fixture_alloc(&fx, 0x900000, 64, &st[0]);
+	b3 = tree_bytes_at(fx.eng, 0x8000, &heap);
+	CHECK(heap == 64 && b3 == 64, "tree thinning: stack 0 again: heap "
+	      "%llu, under its frame %llu; want 64, 64",
+	      (unsigned long long)heap, (unsigned long long)b3);
+	fixture_fini(&fx);
+}
+
 int
 main(void)
 {
@@ -550,6 +615,7 @@ main(void)
 	test_clone();
 	test_ignored();
 	test_thinning();
+	test_tree_thinning();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

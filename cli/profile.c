@@ -796,10 +796,10 @@ on_snapshot(void *ctx, pid_t pid, uint64_t time)
 		int rc = out_massif_write_now(path, &h, pr->eng, &now,
 					      &pr->sym);
 		snap_snapshot_fini(&now);
-		if (rc)
+		if (rc) {
 			failure = ht_xasprintf("cannot write %s: %s", path,
 					       ht_strerror(rc));
-		else {
+		} else {
 			write_sites(prof, pr, path, &h);
 			write_pprof(prof, path);
 		}

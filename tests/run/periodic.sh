@@ -5,11 +5,12 @@
 # every tenth of a second, beside 4,000 bytes from steady() (its header).
 #
 # usage: periodic.sh HEAPTRACE GROWER CASE
-#   run     `run --snapshot-every=1` on 3.5 s of growth: exactly the files
-#           .snapshot-1..3, each with its .sites, read by `heaptrace print`
-#           and `heaptrace report` (which names grow); in each, grow's site
-#           has N calls, N x 10,000 bytes and N blocks live, N about ten
-#           per second elapsed and growing from file to file, the sites'
+#   run     `run --snapshot-every=1` on 3.5 s of growth: the files
+#           .snapshot-1..3 (a 4th only when the whole run took 4 s), each
+#           with its .sites, read by `heaptrace print` and `heaptrace
+#           report` (which names grow); in each, grow's site has N calls,
+#           N x 10,000 bytes and N blocks live, N at most ten per second
+#           elapsed and ten more from one file to the next, the sites'
 #           live bytes summing to the file's last mem_heap_B; one stderr
 #           line per file; the final profile and its .sites as without
 #           the option
@@ -118,20 +119,34 @@ snapshot_files() {
 }
 
 case_run() {
-	local d=$tmp/run
+	local d=$tmp/run t0 t1
+	t0=$(date +%s%N)
 	run_grower "$d" 35 --snapshot-every=1
+	t1=$(date +%s%N)
 	local got
 	got=$(snapshot_files "$d" "$gpid")
-	[ "$got" = "1 2 3 " ] || fail "files .snapshot-[$got], expected 1 2 3"
+	# The timer starts before the program (3.5 s) does: 3 files, or 4
+	# when heaptrace took more than half a second to start it (a first
+	# run reading debug information on a loaded machine).
+	case $got in
+	"1 2 3 ") ;;
+	"1 2 3 4 ")
+		[ $(((t1 - t0) / 1000000)) -ge 4000 ] ||
+			fail "files .snapshot-[$got] in $(((t1 - t0) / 1000000)) ms"
+		;;
+	*) fail "files .snapshot-[$got], expected 1 2 3" ;;
+	esac
 	local k prev=0 c
 	for k in 1 2 3; do
 		local f=$d/m.$gpid.snapshot-$k
 		check_snapshot "$f" || continue
 		c=$snap_calls
-		# The timer starts before the program does: k seconds after it,
-		# at most 10 k calls, a few fewer for the start-up.
-		[ "$c" -le $((k * 10 + 1)) ] && [ "$c" -ge $((k * 10 - 8)) ] ||
-			fail "$f: grow made $c calls, expected about $((k * 10))"
+		# k seconds after the timer started: at most 10 k calls (a few
+		# fewer for the start-up), and ten more than a second before.
+		[ "$c" -le $((k * 10 + 1)) ] ||
+			fail "$f: grow made $c calls, expected at most $((k * 10))"
+		[ "$k" = 1 ] || { [ $((c - prev)) -ge 8 ] && [ $((c - prev)) -le 12 ]; } ||
+			fail "$f: grow's calls went from $prev to $c in a second, expected about ten more"
 		[ "$c" -gt "$prev" ] || fail "$f: grow's calls did not grow ($prev -> $c)"
 		prev=$c
 		grep -qx "heaptrace: snapshot of process $gpid written to $f" "$d/err" ||
@@ -165,7 +180,10 @@ case_mixed() {
 	wait "$waited" || fail "heaptrace run exited $?"
 	local got
 	got=$(snapshot_files "$d" "$gpid")
-	[ "$got" = "1 2 3 4 " ] || fail "files .snapshot-[$got], expected 1 2 3 4"
+	case $got in
+	"1 2 3 4 " | "1 2 3 4 5 ") ;; # 5: a slow start, as in case_run
+	*) fail "files .snapshot-[$got], expected 1 2 3 4" ;;
+	esac
 	local k prev=0 c
 	for k in 1 2 3 4; do
 		check_snapshot "$d/m.$gpid.snapshot-$k" || continue
@@ -251,7 +269,6 @@ case_pprof() {
 		n=$((n + 1))
 	done
 	[ "$n" = 4 ] || fail "$n of 4 pprof files read"
-	ls "$d" | grep -q 'snapshot-4' && fail "a fourth snapshot was written"
 	return 0
 }
 

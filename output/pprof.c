@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/xalloc.h"
 #include "output/massif_read.h"
@@ -389,6 +390,43 @@ tree_snapshot(const struct pprof_job *j, long at, char *err, size_t errlen)
 	return i < 0 ? -2 : i;
 }
 
+/* When the profile was written (its Massif file's modification time) and
+   how long the run it covers lasted, when its time unit is ms (the time
+   of its last snapshot). */
+static void
+profile_times(const struct pprof_job *j)
+{
+	struct stat st;
+	int64_t when = 0, duration = 0;
+	if (stat(j->path, &st) == 0)
+		when = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+		       st.st_mtim.tv_nsec;
+	const struct mf_file *m = &j->massif;
+	if (m->time_unit && strcmp(m->time_unit, "ms") == 0 && m->n_snaps)
+		duration = (int64_t)m->snaps[m->n_snaps - 1].time * 1000000;
+	pprof_build_times(j->b, when, duration);
+}
+
+/* What the profile is, for its readers: its command, and when sampled
+   that its figures are estimates. */
+static void
+profile_comments(const struct pprof_job *j)
+{
+	struct sites_sampling s;
+	char text[256];
+	if (j->massif.cmd) {
+		char *cmd = ht_xasprintf("heaptrace profile of: %s",
+					 j->massif.cmd);
+		pprof_build_comment(j->b, cmd);
+		free(cmd);
+	}
+	if (sites_sampling_of(j->has_sites ? &j->sites : NULL, j->massif.desc,
+			      &s)) {
+		sites_sampling_text(&s, text, sizeof(text));
+		pprof_build_comment(j->b, text);
+	}
+}
+
 static int
 fill_profile(FILE *f, void *arg)
 {
@@ -423,6 +461,8 @@ pprof_write_file(const char *massif_path, const char *out_path, long at,
 			      j.has_sites ? type_units : &type_units[3],
 			      j.n_values, "space", "bytes",
 			      period ? (int64_t)period : 1);
+	profile_times(&j);
+	profile_comments(&j);
 	if (j.has_sites)
 		sites_samples(&j, tree >= 0 ? at : (at == PPROF_AT_END
 						     ? PPROF_AT_END

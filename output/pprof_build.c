@@ -29,7 +29,7 @@ struct pprof_build {
 	ValueType *types, period_type;
 	ValueType **type_ptrs;
 	size_t cap_strings, cap_samples, cap_mappings, cap_locations,
-		cap_functions;
+		cap_functions, cap_comments;
 	struct u64map strings;   /* hash -> index */
 	struct u64map functions; /* name index << 32 | file index -> ID */
 	struct u64map mappings;  /* start -> ID */
@@ -114,6 +114,7 @@ pprof_build_free(struct pprof_build *b)
 	for (size_t i = 0; i < b->p.n_function; i++)
 		free(b->p.function[i]);
 	free(b->p.function);
+	free(b->p.comment);
 	free(b->types);
 	free(b->type_ptrs);
 	u64map_fini(&b->strings);
@@ -286,6 +287,23 @@ pprof_build_sample(struct pprof_build *b, const uint64_t *locations, size_t n,
 	ht_xgrow((void **)&b->p.sample, &b->cap_samples, b->p.n_sample + 1,
 		 sizeof(*b->p.sample));
 	b->p.sample[b->p.n_sample++] = s;
+}
+
+void
+pprof_build_times(struct pprof_build *b, int64_t time_nanos,
+		  int64_t duration_nanos)
+{
+	b->p.time_nanos = time_nanos;
+	b->p.duration_nanos = duration_nanos;
+}
+
+void
+pprof_build_comment(struct pprof_build *b, const char *text)
+{
+	int64_t s = pprof_build_string(b, text);
+	ht_xgrow((void **)&b->p.comment, &b->cap_comments, b->p.n_comment + 1,
+		 sizeof(*b->p.comment));
+	b->p.comment[b->p.n_comment++] = s;
 }
 
 void

@@ -51,6 +51,15 @@ uint64_t pprof_build_location(struct pprof_build *b, uint64_t mapping_id,
 void pprof_build_sample(struct pprof_build *b, const uint64_t *locations,
 			size_t n, const int64_t *values);
 
+/* The profile was written at TIME_NANOS (since the epoch) and covers
+   DURATION_NANOS; 0 when not known. */
+void pprof_build_times(struct pprof_build *b, int64_t time_nanos,
+		       int64_t duration_nanos);
+
+/* A comment line for the profile's readers (go tool pprof -raw shows
+   them). */
+void pprof_build_comment(struct pprof_build *b, const char *text);
+
 /* How many strings, functions, locations, mappings and samples B holds
    (for tests). */
 struct pprof_build_counts {

@@ -420,8 +420,10 @@ session_mapping(void *ctx, uint64_t pc, struct ht_mapping *out)
 	const char *file = NULL;
 	const char *name = dwfl_module_info(mod, NULL, &start, &end, NULL,
 					    NULL, &file, NULL);
+	/* the name is the path /proc/PID/maps gives, as the process sees
+	   it; the file libdw opened may be another path to it */
 	*out = (struct ht_mapping){ .start = start, .end = end,
-				    .file = file ? file : name };
+				    .file = name ? name : file };
 	/* the build-id is read with the ELF file, opened here when the
 	   symbol cache spared its opening until now */
 	if (!dwfl_module_getelf(mod, &bias))

@@ -109,6 +109,10 @@ at-end)
 	check e.pb.gz $(sites_checks m.sites end)
 	check e.pb.gz inuse_space=200 inuse_objects=2 alloc_space=72200 \
 		--function leak_two
+	# exact: no sampling comment, the command's
+	grep -q "^Comment: sampled" e.pb.gz.raw && fail "exact profile says sampled"
+	grep -q "^Comment: heaptrace profile of: $prog" e.pb.gz.raw ||
+		fail "no command comment: $(grep Comment e.pb.gz.raw)"
 	top_total e.pb.gz inuse_space 200
 	;;
 at-snapshot)
@@ -204,6 +208,8 @@ sampled-run)
 	expect_status 0 "$ht" report --format=pprof -o p.pb.gz m
 	check p.pb.gz $(sites_checks m.sites peak) --period 65536 \
 		--function take_big --build-id "$(build_id "$prog")"
+	grep -qxF "Comment: sampled every 64.0 KiB: figures are estimated (error about sqrt(interval/bytes) per site)" p.pb.gz.raw ||
+		fail "no comment saying the figures are estimated: $(grep Comment p.pb.gz.raw)"
 	go tool pprof -top -unit=B -sample_index=inuse_space p.pb.gz \
 		>top 2>&1 || fail "go tool pprof -top: $(cat top)"
 	grep -Eq '^ +10485760B .* big$' top ||

@@ -499,7 +499,7 @@ env_init(uint64_t ring_size, uint32_t stack_copy, uint64_t cap)
 	memcpy(env.code, stub_blob, STUB_BLOB_LEN);
 	uint64_t hdr = (uint64_t)env.h;
 	memcpy(env.code + STUB_BLOB_RING, &hdr, 8);
-	uint64_t entry = (uint64_t)env.code + STUB_BLOB_ENTRY;
+	uint64_t entry = (uint64_t)env.code + STUB_BLOB_FAST;
 	for (unsigned i = 0; i < RING_MAX_FNS; i++) {
 		uint64_t off = tramp_off + i * TRAMP_STRIDE;
 		env.tramp[i] = (uint64_t)env.code + off;

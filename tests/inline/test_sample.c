@@ -422,6 +422,38 @@ test_stub_realloc(void)
 	env_fini();
 }
 
+/* More sampled blocks live than the set holds: the stub sets
+   RING_F_SET_FULL once (counted in stats.set_full), and from then on
+   every free is recorded, a block's never sampled too. */
+static void
+test_stub_full(void)
+{
+	start(16, 6); /* every block of 16 B is at least the interval */
+	uint64_t n = 0;
+	while (!(env.h->flags & RING_F_SET_FULL) && n < 400000) {
+		tramp1(IX_MALLOC, 16);
+		if (++n % 1000 == 0) {
+			env_drain(0);
+			env_collect_reset();
+		}
+	}
+	env_drain(0);
+	env_collect_reset();
+	CHECK(env.h->flags & RING_F_SET_FULL, "no overflow in %llu blocks",
+	      (unsigned long long)n);
+	CHECK(n > 150000, "the set held only %llu blocks",
+	      (unsigned long long)n);
+	CHECK(env.h->stats.set_full == 1, "%llu overflows counted",
+	      (unsigned long long)env.h->stats.set_full);
+	tramp1(IX_FREE, 0x1000); /* never allocated, never sampled */
+	env_drain(0);
+	CHECK(coll.n == 1 && coll.v[0].ev.kind == HT_EV_FREE &&
+		      coll.v[0].ev.addr == 0x1000,
+	      "the free recorded once the set is full (%llu records)",
+	      (unsigned long long)coll.n);
+	env_fini();
+}
+
 /* The same seed samples the same calls. */
 static void
 run_seeded(uint64_t seed, uint64_t *out, size_t max, size_t *n)
@@ -463,6 +495,7 @@ main(void)
 	test_stub_small();
 	test_stub_big();
 	test_stub_realloc();
+	test_stub_full();
 	test_stub_seed();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);

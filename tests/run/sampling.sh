@@ -22,8 +22,12 @@
 #                   but for its pid line; another seed: another file
 #   threads         PROG threads: small 80,000,000 and grow 32,768,000
 #                   within 5 sd, big exact
-#   fork            PROG fork: the parent's sites as in `inline`, the
-#                   child's small sites 40,000,000 at its peak (its
+#   fork, ptrace-fork
+#                   PROG fork (ptrace: fork 10, a tenth of the small
+#                   calls), under inline and ptrace (whose sampled-address
+#                   set is the tracer's own, copied at the fork): the
+#                   parent's sites as in `inline`, nothing left at its
+#                   end, the child's small sites 40,000,000 at its peak (its
 #                   parent's blocks and its own) within 5 sd, and every
 #                   inherited block's free found (nothing left at the
 #                   child's end)
@@ -176,14 +180,20 @@ threads)
 	exact "big peak" "$(field "$s" big peak)" 10485760
 	[ "$fails" = 0 ] || show "$s"
 	;;
-fork)
-	run fork --sampling-interval=8K --sampling-seed=1 -- fork
+fork | ptrace-fork)
+	n=1
+	backend=inline
+	[ "$case_name" = ptrace-fork ] && n=10 && backend=ptrace
+	run fork --backend=$backend --sampling-interval=8K --sampling-seed=1 \
+		-- fork $n
 	mapfile -t ps < <(profiles fork)
 	[ "${#ps[@]}" -eq 2 ] || fail "fork: ${#ps[@]} profiles, want 2"
-	check_one "${ps[0]}.sites"
+	check_one "${ps[0]}.sites" $n
+	grep -q '^totals: .* leaked=0 leaked_blocks=0$' "${ps[0]}.sites" ||
+		fail "parent: blocks left: $(grep '^totals:' "${ps[0]}.sites")"
 	s=${ps[1]}.sites
 	# two sites: the inherited blocks' (the parent's stack) and its own
-	near "child's small peak" "$(field "$s" small peak | awk '{ t += $1 } END { print t }')" 40000000 40000000
+	near "child's small peak" "$(field "$s" small peak | awk '{ t += $1 } END { print t }')" $((40000000 / n)) $((40000000 / n))
 	# every inherited block freed in the child: nothing left
 	grep -q '^totals: .* leaked=0 leaked_blocks=0$' "$s" ||
 		fail "child: blocks left: $(grep '^totals:' "$s")"

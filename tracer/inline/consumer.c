@@ -48,7 +48,7 @@ struct tracer_ring {
 /* Buckets of the sampled-address set (sample.h): 2 MiB of the ring's
    file, memory only where keys were written, room for 229 376 blocks
    sampled and live at once (at 512 KiB, a heap of over 100 GiB). */
-#define SAMPLE_SET_SHIFT (64 - 15)
+#define SAMPLE_SET_SHIFT RING_SET_SHIFT
 
 static bool
 is_pow2(uint64_t x)
@@ -236,6 +236,8 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
 	h->set_off = set_off;
 	h->set_shift = SAMPLE_SET_SHIFT;
+	h->set_homed_off = set_off + ((uint64_t)sizeof(struct sample_bucket)
+				      << (64 - SAMPLE_SET_SHIFT));
 	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
@@ -342,6 +344,8 @@ tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 		.cls = (uint16_t)tracer_ring_fn_class(fn),
 		.size_arg = arg,
 		.size_mul = mul,
+		.sample_interval = r->h->sample_interval,
+		.set_homed_off = r->h->set_homed_off,
 	};
 	return 0;
 }
@@ -386,9 +390,10 @@ tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
 		}
 	}
 	memcpy(sample_set_homed(d, ds), sample_set_homed(s, ss), n);
-	__atomic_store_n(&dst->h->set_full,
-			 __atomic_load_n(&src->h->set_full, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	__atomic_fetch_or(&dst->h->flags,
+			  __atomic_load_n(&src->h->flags, __ATOMIC_RELAXED) &
+				  RING_F_SET_FULL,
+			  __ATOMIC_RELAXED);
 }
 
 int

@@ -431,7 +431,7 @@ commit_target(struct tproc *p, pid_t tid, struct inline_proc *ip,
 		return err;
 	uint8_t tramp[TRACER_TRAMP_MAX];
 	size_t tlen = tracer_tramp_encode(tramp, pr->area,
-					  ip->blob + STUB_BLOB_ENTRY, idx);
+					  ip->blob + STUB_BLOB_FAST, idx);
 	/* The jump over the entry, int3 in the rest of the covered bytes:
 	   nothing may run them, and a bug would trap rather than run junk. */
 	uint8_t patch[ARCH_RELOC_MAX_COVERED];
@@ -1134,7 +1134,7 @@ inline_sample_full(struct tproc *p)
 {
 	if (!p->inl || !p->inl->ring)
 		return NULL;
-	return &tracer_ring_header(p->inl->ring)->set_full;
+	return &tracer_ring_header(p->inl->ring)->flags;
 }
 
 /* P, a vfork child running in IP's memory, is gone or has exec'd: its

@@ -101,8 +101,8 @@ void inline_report(struct tproc *p);
 /* The set of sampled block addresses of the ring P uses (shift in
    *SHIFT: tracer/inline/sample.h), or NULL when P has no ring. */
 struct sample_bucket *inline_sample_set(struct tproc *p, uint32_t *shift);
-/* That ring's flag "the set overflowed: every free is recorded", or
-   NULL. */
+/* That ring's flags, whose RING_F_SET_FULL says "the set overflowed:
+   every free is recorded", or NULL. */
 uint32_t *inline_sample_full(struct tproc *p);
 /* Free P's inline state (the target's copy goes with its image; a ring
    shared with vfork children lasts until the last of them is done). */

@@ -18,8 +18,14 @@
 			  once set, a stub touches nothing of the ring but
 			  its first page (a detach unmaps the rest) */
 #define RING_F_TSC 2u  /* stubs stamp records with the TSC (ring_tsc) */
+#define RING_F_SET_FULL 4u /* set by a stub (or the tracer) once the
+			      sampled-address set had no room for a block:
+			      every free is recorded from then on */
 
 #define RING_MAX_FNS 48     /* descriptors; a trampoline's index is below */
+/* The sampled-address set's shift: 2^15 buckets (tracer/inline/sample.h).
+   Fixed, so that stub_entry's fast free needs no shift count. */
+#define RING_SET_SHIFT 49
 #define RING_HDR_FIXED 4096 /* bytes before the thread table */
 /* Most segments of the thread table: segment S holds THREAD_CAP << S
    entries, so 24 of them hold more threads than a process can have. */
@@ -72,7 +78,12 @@ struct ring_fn {
 	uint8_t size_mul; /* and the one it is multiplied by (calloc,
 			     reallocarray), RING_NO_ARG: none */
 	uint16_t pad;
-	uint64_t pad2[3];
+	uint64_t sample_interval; /* the header's, copied here (0 for
+				     hooks), with SET_HOMED_OFF: what a
+				     sampling call reads is on its
+				     descriptor's line */
+	uint64_t set_homed_off;
+	uint64_t pad2;
 };
 
 #define RING_NO_ARG 0xffu
@@ -181,9 +192,9 @@ struct ring_header {
 				   before it is answered too */
 	uint64_t sample_interval; /* --sampling-interval; 0: every call */
 	uint64_t set_off;       /* offset of the sampled-address set */
-	uint32_t set_shift;     /* 64 - log2(its buckets) */
-	uint32_t set_full;      /* set once an insert found no room: every
-				   free is recorded from then on */
+	uint32_t set_shift;     /* 64 - log2(its buckets): RING_SET_SHIFT */
+	uint32_t pad4;
+	uint64_t set_homed_off; /* offset of the set's counts (sample.h) */
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
 	   struct ring_rule rules[rule_cap] at RULE_OFF, then
 	   struct sample_bucket set[] at SET_OFF */

@@ -31,19 +31,89 @@ extern struct ring_header *stub_ring HIDDEN;
 extern const uint8_t stub_blob_start[] HIDDEN;
 extern const uint8_t stub_blob_end[] HIDDEN;
 
-/* stub_entry: reached by `jmp` from a trampoline with r11 = descriptor
-   index and every register as F's caller left it. Pushes struct stub_frame
-   (rsp is 16-byte aligned after the 13 pushes, as the call needs), lets
-   stub_call do the work, then restores the callee-saved registers it
-   captured (stub_call preserves them anyway) and returns F's rax to F's
-   caller. stub_ring is the slot the tracer fills with the header's
-   address; it lives in the blob so the code reaches it RIP-relative. */
+/* Offsets stub_fast reads (checked below). */
+#define OFF_FLAGS 12
+#define OFF_CONSUMER 48
+#define OFF_FNS 256
+#define OFF_FN_CLS 34
+#define OFF_FN_INTERVAL 40
+#define OFF_FN_HOMED 48
+_Static_assert(__builtin_offsetof(struct ring_header, flags) == OFF_FLAGS,
+	       "flags");
+_Static_assert(__builtin_offsetof(struct ring_header, consumer) ==
+		       OFF_CONSUMER,
+	       "consumer");
+_Static_assert(__builtin_offsetof(struct ring_header, fns) == OFF_FNS, "fns");
+_Static_assert(__builtin_offsetof(struct ring_fn, cls) == OFF_FN_CLS, "cls");
+_Static_assert(__builtin_offsetof(struct ring_fn, orig) == 0, "orig");
+_Static_assert(sizeof(struct ring_fn) == 64, "descriptor stride");
+_Static_assert(__builtin_offsetof(struct ring_fn, sample_interval) ==
+		       OFF_FN_INTERVAL,
+	       "sample_interval");
+_Static_assert(__builtin_offsetof(struct ring_fn, set_homed_off) ==
+		       OFF_FN_HOMED,
+	       "set_homed_off");
+_Static_assert(RING_CLASS_FREE == 1 && RING_F_PASS == 1 &&
+		       RING_F_SET_FULL == 4 &&
+		       RING_CONSUMER_TID == 0x3fffffff &&
+		       RING_CONSUMER_DIED == 0x40000000 && RING_SET_SHIFT == 49,
+	       "the constants stub_fast uses");
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+/* stub_fast: reached by `jmp` from a trampoline with r11 = descriptor
+   index and every register as F's caller left it. When sampling, the
+   free of a block not sampled, nearly every free, goes straight to the
+   original with no frame at all (what stub_call would do, in rax, r10
+   and r11 only, which a call may clobber: ring_recording and the set not
+   overflowed on the header's first line, the free's descriptor, which
+   holds what else it needs, the count at the block's home in the
+   sampled-address set, sample.h's sample_set_may_hold); pushing and
+   popping the frame was half of such a free's cost. Everything else
+   goes on to stub_entry (its own symbol: detaching reads its pushes), r11
+   as it came. stub_entry pushes struct stub_frame (rsp is 16-byte aligned
+   after the 13 pushes, as the call needs), lets stub_call do the work,
+   then restores the callee-saved registers it captured (stub_call
+   preserves them anyway) and returns F's rax to F's caller. stub_ring is the slot the tracer
+   fills with the header's address; it lives in the blob so the code
+   reaches it RIP-relative, as the hash's multiplier does. */
 __asm__(
 	"	.text\n"
+	"	.globl	stub_fast\n"
+	"	.hidden	stub_fast\n"
+	"	.type	stub_fast, @function\n"
+	"	.balign	16\n"
+	"stub_fast:\n"
+	"	movq	stub_ring(%rip), %rax\n"
+	"	movq	%r11, %r10\n"
+	"	shlq	$6, %r10\n"
+	"	cmpq	$0, " XSTR(OFF_FNS) " + " XSTR(OFF_FN_INTERVAL) "(%rax,%r10)\n"
+	"	je	stub_entry\n"
+	"	cmpw	$1, " XSTR(OFF_FNS) " + " XSTR(OFF_FN_CLS) "(%rax,%r10)\n"
+	"	jne	stub_entry\n"
+	"	movl	" XSTR(OFF_CONSUMER) "(%rax), %r11d\n"
+	"	testl	$0x3fffffff, %r11d\n"
+	"	je	3f\n"
+	"	testl	$0x40000000, %r11d\n"
+	"	jne	3f\n"
+	"	testl	$5, " XSTR(OFF_FLAGS) "(%rax)\n"
+	"	jne	3f\n"
+	"	testq	%rdi, %rdi\n"
+	"	je	2f\n"
+	"	movq	%rdi, %r11\n"
+	"	shrq	$4, %r11\n"
+	"	imulq	stub_golden(%rip), %r11\n"
+	"	shrq	$49, %r11\n"
+	"	addq	" XSTR(OFF_FNS) " + " XSTR(OFF_FN_HOMED) "(%rax,%r10), %r11\n"
+	"	cmpb	$0, (%rax,%r11)\n"
+	"	jne	3f\n"
+	"2:	jmpq	*" XSTR(OFF_FNS) "(%rax,%r10)\n"
+	"3:	movq	%r10, %r11\n"
+	"	shrq	$6, %r11\n"
+	"	.size	stub_fast, . - stub_fast\n"
 	"	.globl	stub_entry\n"
 	"	.hidden	stub_entry\n"
 	"	.type	stub_entry, @function\n"
-	"	.balign	16\n"
 	"stub_entry:\n"
 	"	pushq	%r11\n"
 	"	pushq	%r15\n"
@@ -71,6 +141,8 @@ __asm__(
 	"	ret\n"
 	"	.size	stub_entry, . - stub_entry\n"
 	"	.balign	8\n"
+	"stub_golden:\n"
+	"	.quad	0x9e3779b97f4a7c15\n"
 	"	.globl	stub_ring\n"
 	"	.hidden	stub_ring\n"
 	"	.type	stub_ring, @object\n"
@@ -532,10 +604,9 @@ static void
 sampled_insert(struct ring_header *h, uint64_t addr)
 {
 	if (addr && sample_set_insert(sample_set(h), h->set_shift, addr) < 0 &&
-	    !__atomic_load_n(&h->set_full, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&h->set_full, 1, __ATOMIC_RELAXED);
+	    !(__atomic_fetch_or(&h->flags, RING_F_SET_FULL, __ATOMIC_RELAXED) &
+	      RING_F_SET_FULL))
 		stat_add(&h->stats.set_full);
-	}
 }
 
 /* Whether the free of ADDR is to be recorded: ADDR was sampled (and is
@@ -545,7 +616,7 @@ static inline int
 sampled_forget(struct ring_header *h, uint64_t addr)
 {
 	return sample_set_remove(sample_set(h), h->set_shift, addr) ||
-	       __atomic_load_n(&h->set_full, __ATOMIC_RELAXED);
+	       (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_SET_FULL);
 }
 
 /* A free-like call when sampling: only the free of a sampled block is
@@ -771,7 +842,7 @@ stub_alloc_fast(struct ring_header *h, const struct ring_fn *d,
 		return stub_call_full(f); /* unknown, or maybe internal */
 	uint64_t size = call_size(d, f);
 	int64_t left = t->sample_left - (int64_t)size;
-	if (size >= h->sample_interval || left <= 0)
+	if (size >= d->sample_interval || left <= 0)
 		return stub_call_full(f); /* sampled */
 	t->sample_left = left;
 	t->sample_calls++;
@@ -795,14 +866,14 @@ stub_call(struct stub_frame *f)
 {
 	struct ring_header *h = stub_ring;
 	const struct ring_fn *d = &h->fns[f->idx];
-	if (!h->sample_interval || d->cls > RING_CLASS_POSIX_MEMALIGN ||
+	if (!d->sample_interval || d->cls > RING_CLASS_POSIX_MEMALIGN ||
 	    d->cls == RING_CLASS_REALLOC || !ring_recording(h))
 		return stub_call_full(f);
 	if (d->cls != RING_CLASS_FREE)
 		return stub_alloc_fast(h, d, f);
 	if (!f->arg[0] ||
 	    (!sample_set_may_hold(sample_set(h), h->set_shift, f->arg[0]) &&
-	     !__atomic_load_n(&h->set_full, __ATOMIC_RELAXED)))
+	     !(__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_SET_FULL)))
 		return call_orig(d, f);
 	return sampled_free(h, f, d);
 }

@@ -11,6 +11,7 @@
 
 #include "common/xalloc.h"
 #include "tracer/inline/inline.h"
+#include "tracer/inline/ring.h"
 #include "tracer/inline/sample.h"
 
 /* Buckets of a set the tracer keeps itself: as many as a ring's. */
@@ -20,7 +21,8 @@
    whose calls go both ways has one of each). */
 #define PTRACE_STREAM 0x70747261636531ULL
 
-/* P's set, its shift in *SHIFT, and its overflow flag in *FULL. */
+/* P's set, its shift in *SHIFT, and the word of its overflow flag
+   (RING_F_SET_FULL) in *FULL. */
 static struct sample_bucket *
 set_of(struct tproc *p, uint32_t *shift, uint32_t **full)
 {
@@ -79,7 +81,7 @@ sampled_insert(struct tproc *p, uint64_t addr)
 	uint32_t shift, *full;
 	struct sample_bucket *b = set_of(p, &shift, &full);
 	if (addr && sample_set_insert(b, shift, addr) < 0)
-		__atomic_store_n(full, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_or(full, RING_F_SET_FULL, __ATOMIC_RELAXED);
 }
 
 bool
@@ -88,7 +90,7 @@ sampled_forget(struct tproc *p, uint64_t addr)
 	uint32_t shift, *full;
 	struct sample_bucket *b = set_of(p, &shift, &full);
 	return sample_set_remove(b, shift, addr) ||
-	       __atomic_load_n(full, __ATOMIC_RELAXED);
+	       (__atomic_load_n(full, __ATOMIC_RELAXED) & RING_F_SET_FULL);
 }
 
 uint64_t

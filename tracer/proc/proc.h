@@ -105,8 +105,8 @@ struct tproc {
 				     sampled addresses (tracer/probes/
 				     sampled.c), else NULL */
 	uint32_t sampled_shift;
-	uint32_t sampled_full;    /* that set overflowed: every free is
-				     reported */
+	uint32_t sampled_full;    /* RING_F_SET_FULL: that set overflowed,
+				     every free is reported */
 	int64_t insn_base;        /* instructions counted outside live threads'
 				     counters (exited threads, the parent before
 				     a fork, minus the count before an exec) */

@@ -18,6 +18,7 @@
 #include "common/u64map.h"
 #include "common/xalloc.h"
 #include "output/output.h"
+#include "output/pprof.h"
 #include "output/sites.h"
 #include "leakcheck.h"
 #include "report.h"
@@ -560,6 +561,23 @@ write_html(struct profiler *prof, const char *path)
 	}
 }
 
+/* --pprof=yes: the profile at PATH (its .sites written beside it) as a
+   pprof profile, PATH.pb.gz, in-use figures those of its end. 0, or -1
+   after an error message. */
+static int
+write_pprof(const struct profiler *prof, const char *path)
+{
+	if (!prof->opt->pprof)
+		return 0;
+	char *out = ht_xasprintf("%s.pb.gz", path);
+	char err[PATH_MAX + 256];
+	int rc = pprof_write_file(path, out, PPROF_AT_END, err, sizeof(err));
+	if (rc)
+		ht_error("%s", err);
+	free(out);
+	return rc ? -1 : 0;
+}
+
 static void
 write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 {
@@ -588,6 +606,8 @@ write_profile(struct profiler *prof, struct profile *pr, const char *backend)
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 			write_sites(prof, pr, path, &h);
 			write_html(prof, path);
+			if (write_pprof(prof, path))
+				prof->write_failures++;
 		}
 		if (!prof->opt->quiet)
 			note_written(prof, pr, path, backend);
@@ -776,9 +796,13 @@ on_snapshot(void *ctx, pid_t pid, uint64_t time)
 		int rc = out_massif_write_now(path, &h, pr->eng, &now,
 					      &pr->sym);
 		snap_snapshot_fini(&now);
-		if (rc)
+		if (rc) {
 			failure = ht_xasprintf("cannot write %s: %s", path,
 					       ht_strerror(rc));
+		} else {
+			write_sites(prof, pr, path, &h);
+			write_pprof(prof, path);
+		}
 	} else {
 		failure = ht_xasprintf("snapshot of process %d not written: "
 				       "%s", (int)pid, why);

@@ -223,6 +223,18 @@ static const struct opt_spec specs[] = {
 	  .def = "no", .group = GROUP_OWN,
 	  .help = "also write each profile's HTML page beside it, "
 		  "PROFILE.html (as heaptrace report --format=html)" },
+	{ .name = "--snapshot-every", .kind = OPT_UINT,
+	  .off = FIELD(snapshot_every), .lo = 1, .hi = 31536000,
+	  .group = GROUP_OWN,
+	  .help = "every this many seconds, write the profile so far of "
+		  "each profiled process as a snapshot on demand does "
+		  "(PROFILE.snapshot-N, with its .sites), for continuous "
+		  "profiling (default: never)" },
+	{ .name = "--pprof", .kind = OPT_BOOL, .off = FIELD(pprof),
+	  .def = "no", .group = GROUP_OWN,
+	  .help = "also write each profile and snapshot as a gzip'd pprof "
+		  "profile beside it, FILE.pb.gz (inuse figures at its "
+		  "end), for go tool pprof, Pyroscope or Parca" },
 	{ .name = "--symbol-cache", .kind = OPT_BOOL,
 	  .off = FIELD(symbol_cache), .def = "yes", .group = GROUP_OWN,
 	  .help = "keep what the program's code addresses resolve to, and "

@@ -99,6 +99,11 @@ struct ht_options {
 	bool html;                     /* --html=no: PROFILE.html beside each
 					  profile (heaptrace report's page) */
 	bool symbol_cache;             /* --symbol-cache=yes: symbols/cache.c */
+	unsigned snapshot_every;       /* --snapshot-every=SECONDS: the
+					  profile so far every SECONDS, as
+					  on demand; 0: never */
+	bool pprof;                    /* --pprof=no: PROFILE.pb.gz beside
+					  each profile and snapshot */
 
 	/* Byte sampling (README, "Sampled profiling"). */
 	uint64_t sampling_interval;    /* --sampling-interval=0: bytes between

@@ -173,11 +173,16 @@ write_header(FILE *f, long pid, const struct out_header *h,
 	return rc;
 }
 
+/* The totals count the sites thinned out too; their line says how
+   many there were and what they did. */
 static int
-write_totals(FILE *f, const struct snap_site *v, size_t n)
+write_totals(FILE *f, const struct snap_site *v, size_t n,
+	     const struct snap_engine *eng)
 {
-	uint64_t calls = 0, allocated = 0, temporary = 0, leaked = 0,
-		 leaked_blocks = 0;
+	uint64_t n_thinned;
+	struct snap_site th = snap_engine_sites_thinned(eng, &n_thinned);
+	uint64_t calls = th.calls, allocated = th.allocated,
+		 temporary = th.temporary, leaked = 0, leaked_blocks = 0;
 	for (size_t i = 0; i < n; i++) {
 		calls += v[i].calls;
 		allocated += v[i].allocated;
@@ -185,13 +190,23 @@ write_totals(FILE *f, const struct snap_site *v, size_t n)
 		leaked += v[i].leaked;
 		leaked_blocks += v[i].leaked_blocks;
 	}
-	return emit(f,
-		    "totals: sites=%zu calls=%llu allocated=%llu temporary=%llu "
-		    "leaked=%llu leaked_blocks=%llu\n",
-		    n, (unsigned long long)calls,
-		    (unsigned long long)allocated,
-		    (unsigned long long)temporary, (unsigned long long)leaked,
-		    (unsigned long long)leaked_blocks);
+	int rc = emit(f,
+		      "totals: sites=%zu calls=%llu allocated=%llu "
+		      "temporary=%llu leaked=%llu leaked_blocks=%llu\n",
+		      n, (unsigned long long)calls,
+		      (unsigned long long)allocated,
+		      (unsigned long long)temporary, (unsigned long long)leaked,
+		      (unsigned long long)leaked_blocks);
+	if (!rc && n_thinned)
+		rc = emit(f, "thinned: sites=%llu calls=%llu allocated=%llu "
+			  "peak=%llu peak_blocks=%llu temporary=%llu\n",
+			  (unsigned long long)n_thinned,
+			  (unsigned long long)th.calls,
+			  (unsigned long long)th.allocated,
+			  (unsigned long long)th.peak,
+			  (unsigned long long)th.peak_blocks,
+			  (unsigned long long)th.temporary);
+	return rc;
 }
 
 static int
@@ -240,7 +255,7 @@ out_sites_fprint(FILE *f, long pid, const struct out_header *h,
 	u64map_init(&maps.seen);
 	int rc = write_header(f, pid, h, eng);
 	if (!rc)
-		rc = write_totals(f, v, n);
+		rc = write_totals(f, v, n, eng);
 	if (!rc && leak)
 		rc = write_leak_summary(f, leak);
 	for (size_t i = 0; !rc && i < n; i++) {

@@ -103,6 +103,30 @@ block_table_copy(struct block_table *dst, const struct block_table *src)
 	dst->count = src->count;
 }
 
+void
+block_table_remap_sites(struct block_table *bt, const uint32_t *remap)
+{
+	for (size_t i = 0; i <= bt->mask; i++)
+		if (bt->slots[i].addr && bt->slots[i].site)
+			bt->slots[i].site = remap[bt->slots[i].site];
+}
+
+void
+block_table_mark_leaves(const struct block_table *bt, bool *keep)
+{
+	for (size_t i = 0; i <= bt->mask; i++)
+		if (bt->slots[i].addr)
+			keep[bt->slots[i].leaf] = true;
+}
+
+void
+block_table_remap_leaves(struct block_table *bt, const uint32_t *remap)
+{
+	for (size_t i = 0; i <= bt->mask; i++)
+		if (bt->slots[i].addr && bt->slots[i].leaf)
+			bt->slots[i].leaf = remap[bt->slots[i].leaf];
+}
+
 struct block *
 block_table_find(const struct block_table *bt, uint64_t addr)
 {

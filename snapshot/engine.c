@@ -56,6 +56,10 @@ struct snap_engine {
 	struct stack_filter filter;
 	struct xtree tree;
 	struct site_table sites;
+	uint32_t sites_max;           /* thinned past this many sites */
+	size_t tree_max;              /* the tree thinned past this many
+					 nodes, */
+	size_t tree_thin_at;          /* next when it has this many */
 
 	struct block_table blocks;
 	struct page_table pages;      /* --pages-as-heap */
@@ -99,6 +103,8 @@ snap_engine_new(const struct ht_options *opt, const struct ht_symbolizer *sym,
 	stack_filter_init(&eng->filter, opt, sym);
 	xtree_init(&eng->tree);
 	site_table_init(&eng->sites);
+	snap_engine_set_sites_max(eng, SITES_MAX_DEFAULT);
+	snap_engine_set_tree_max(eng, XTREE_MAX_DEFAULT);
 	block_table_init(&eng->blocks);
 	page_table_init(&eng->pages);
 	eng->snaps = ht_xcalloc(opt->max_snapshots, sizeof(*eng->snaps));
@@ -820,6 +826,68 @@ note_temporary(struct snap_engine *eng, const struct ht_event *ev)
 	eng->last_alloc = ev->kind == HT_EV_FREE ? 0 : ev->addr;
 }
 
+/* Too many sites: the least significant go (sites.c, "Thinning"), and
+   every site id held is renumbered: blocks', blocks in a realloc's, the
+   memo's (forgotten). Between two events, where no id is in flight. */
+static void
+thin_sites(struct snap_engine *eng)
+{
+	uint32_t *remap = site_table_thin(&eng->sites, eng->sites_max / 2);
+	if (!remap)
+		return;
+	block_table_remap_sites(&eng->blocks, remap);
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].blk.addr)
+			eng->pending[i].blk.site = remap[eng->pending[i].blk.site];
+	stack_filter_forget(&eng->filter);
+	free(remap);
+}
+
+/* Too large a tree: its empty subtrees go (xtree.c, "Thinning"), and
+   every leaf held is renumbered: blocks', blocks in a realloc's, the
+   memo's (forgotten). Not with --pages-as-heap, whose page table holds
+   leaves too. Between two events. */
+static void
+thin_tree(struct snap_engine *eng)
+{
+	if (eng->opt->pages_as_heap) {
+		eng->tree_thin_at = SIZE_MAX;
+		return;
+	}
+	bool *keep = ht_xcalloc(eng->tree.n_nodes, sizeof(*keep));
+	block_table_mark_leaves(&eng->blocks, keep);
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].blk.addr)
+			keep[eng->pending[i].blk.leaf] = true;
+	uint32_t *remap = xtree_thin(&eng->tree, keep);
+	free(keep);
+	block_table_remap_leaves(&eng->blocks, remap);
+	for (size_t i = 0; i < eng->n_pending; i++)
+		if (eng->pending[i].blk.addr)
+			eng->pending[i].blk.leaf = remap[eng->pending[i].blk.leaf];
+	stack_filter_forget(&eng->filter);
+	free(remap);
+	/* what holds bytes stays: the next attempt once as many again are
+	   new as half the maximum */
+	eng->tree_thin_at = eng->tree.n_nodes + eng->tree_max / 2;
+	if (eng->tree_thin_at < eng->tree_max)
+		eng->tree_thin_at = eng->tree_max;
+}
+
+void
+snap_engine_set_tree_max(struct snap_engine *eng, size_t max)
+{
+	eng->tree_max = max < 2 ? 2 : max;
+	eng->tree_thin_at = eng->tree_max;
+}
+
+void
+snap_engine_set_sites_max(struct snap_engine *eng, uint32_t max)
+{
+	eng->sites_max = max < 2 ? 2 : max;
+	eng->sites.thin_at = eng->sites_max;
+}
+
 /* A sampled block (--sampling-interval) enters as the bytes it stands
    for, and the calls it stands for (WEIGHT / SIZE) are kept apart, so
    that every figure is the estimate; its extra bytes are scaled the same
@@ -847,6 +915,10 @@ snap_engine_feed(struct snap_engine *eng, const struct ht_event *in)
 	const struct ht_event *ev = weighed(eng, in, &w);
 	if (!event_counts(eng, ev))
 		return;
+	if (eng->sites.n_sites > eng->sites.thin_at)
+		thin_sites(eng);
+	if (eng->tree.n_nodes > eng->tree_thin_at)
+		thin_tree(eng);
 	if (ev->time > eng->clock)
 		eng->clock = ev->time;
 	note_temporary(eng, ev);
@@ -992,6 +1064,22 @@ snap_engine_site_frames(const struct snap_engine *eng, uint32_t site,
 			uint64_t *out, unsigned max)
 {
 	return site_table_frames(&eng->sites, site, out, max);
+}
+
+struct snap_site
+snap_engine_sites_thinned(const struct snap_engine *eng, uint64_t *n_sites)
+{
+	const struct site_thinned *th = &eng->sites.thinned;
+	*n_sites = th->sites;
+	struct snap_site v = {
+		.calls = eng->opt->sampling_interval
+				 ? (uint64_t)llround(th->calls_est)
+				 : th->calls,
+		.allocated = th->allocated,
+		.temporary = th->temporary,
+	};
+	v.peak = site_table_thinned_peak(&eng->sites, &v.peak_blocks);
+	return v;
 }
 
 size_t

@@ -213,6 +213,146 @@ site_table_peak_bytes(const struct site_table *st, const struct site_stats *s)
 	return s->peak_epoch == st->peak_epoch ? s->peak_live : s->live;
 }
 
+/* ---- Thinning ----
+   A long attach to a program whose stacks keep changing (an interpreter
+   running ever new code, recursion of any depth) meets new sites for as
+   long as it runs; each costs its stats and the frames no other site
+   shares. Past a number of sites, the least significant are merged into
+   one count, as Massif thins its snapshots: those with no live block
+   (no block refers to them, and they hold nothing now) and the fewest
+   bytes allocated. A stack seen again after its site was thinned starts
+   a new site. */
+
+struct thin_candidate {
+	uint64_t allocated, calls;
+	uint32_t age;
+};
+
+static int
+candidate_cmp(const void *a, const void *b)
+{
+	const struct thin_candidate *x = a, *y = b;
+	if (x->allocated != y->allocated)
+		return x->allocated < y->allocated ? -1 : 1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? -1 : 1;
+	return x->age < y->age ? -1 : x->age > y->age;
+}
+
+/* Mark in GONE (by age) the least significant of ST's sites without a
+   live block, at most DROP of them, and merge their figures into
+   ST->thinned. Returns how many were marked. */
+static size_t
+thin_pick(struct site_table *st, size_t drop, bool *gone)
+{
+	struct thin_candidate *c = ht_xcalloc(st->n_sites + 1, sizeof(*c));
+	size_t nc = 0;
+	for (uint32_t age = 1; age <= st->n_sites; age++) {
+		const struct site_stats *s = &st->stats[age];
+		if (!s->live_blocks)
+			c[nc++] = (struct thin_candidate){
+				.allocated = s->allocated, .calls = s->calls,
+				.age = age,
+			};
+	}
+	if (drop > nc)
+		drop = nc;
+	qsort(c, nc, sizeof(*c), candidate_cmp);
+	struct site_thinned *th = &st->thinned;
+	if (th->peak_epoch != st->peak_epoch) {
+		th->peak = th->peak_blocks = 0; /* a newer peak: they held
+						   nothing then */
+		th->peak_epoch = st->peak_epoch;
+	}
+	for (size_t i = 0; i < drop; i++) {
+		const struct site_stats *s = &st->stats[c[i].age];
+		gone[c[i].age] = true;
+		th->sites++;
+		th->calls += s->calls;
+		th->calls_est += s->calls_est;
+		th->allocated += s->allocated;
+		th->temporary += s->temporary;
+		th->peak += site_table_peak_bytes(st, s);
+		th->peak_blocks += site_table_peak_blocks(st, s);
+	}
+	free(c);
+	return drop;
+}
+
+/* Rebuild ST's nodes keeping those on the path of a site not in GONE;
+   the old-to-new id map. Stats are renumbered in first-seen order. */
+static uint32_t *
+thin_rebuild(struct site_table *st, const bool *gone)
+{
+	bool *keep = ht_xcalloc(st->n, sizeof(*keep));
+	for (uint32_t age = 1; age <= st->n_sites; age++)
+		if (!gone[age])
+			for (uint32_t id = st->stats[age].node; id && !keep[id];
+			     id = st->nodes[id].parent)
+				keep[id] = true;
+	uint32_t *remap = ht_xcalloc(st->n, sizeof(*remap));
+	size_t m = 1;
+	/* a parent's id is below its children's: one pass in id order */
+	for (size_t id = 1; id < st->n; id++) {
+		if (!keep[id])
+			continue;
+		struct site_node nd = st->nodes[id];
+		nd.parent = remap[nd.parent];
+		nd.age = 0;
+		remap[id] = (uint32_t)m;
+		st->nodes[m++] = nd;
+	}
+	free(keep);
+	st->n = m;
+	uint32_t k = 0;
+	for (uint32_t age = 1; age <= st->n_sites; age++) {
+		if (gone[age])
+			continue;
+		struct site_stats s = st->stats[age];
+		s.node = remap[s.node];
+		st->stats[++k] = s;
+		st->nodes[s.node].age = k;
+	}
+	st->n_sites = k;
+	size_t slots = INDEX_MIN_SLOTS;
+	while ((st->n + 1) * 2 > slots)
+		slots *= 2;
+	free(st->index);
+	st->index = ht_xcalloc(slots, sizeof(*st->index));
+	st->index_mask = slots - 1;
+	for (size_t id = 1; id < st->n; id++) {
+		const struct site_node *nd = &st->nodes[id];
+		size_t j = slot_home(st, nd->parent, nd->pc);
+		while (st->index[j])
+			j = (j + 1) & st->index_mask;
+		st->index[j] = (uint32_t)id;
+	}
+	return remap;
+}
+
+uint32_t *
+site_table_thin(struct site_table *st, uint32_t keep)
+{
+	size_t drop = st->n_sites > keep ? st->n_sites - keep : 0;
+	bool *gone = ht_xcalloc(st->n_sites + 1, sizeof(*gone));
+	uint32_t *remap = NULL;
+	if (drop && thin_pick(st, drop, gone))
+		remap = thin_rebuild(st, gone);
+	free(gone);
+	/* Sites with live blocks stay: when they are more than KEEP, the
+	   next attempt waits until KEEP more are new. */
+	st->thin_at = st->n_sites + keep;
+	return remap;
+}
+
+uint64_t
+site_table_thinned_peak(const struct site_table *st, uint64_t *blocks)
+{
+	bool now = st->thinned.peak_epoch == st->peak_epoch;
+	*blocks = now ? st->thinned.peak_blocks : 0;
+	return now ? st->thinned.peak : 0;
+}
+
 uint64_t
 site_table_peak_blocks(const struct site_table *st,
 		       const struct site_stats *s)

@@ -61,6 +61,14 @@ void xtree_charge(struct xtree *t, uint32_t id, int64_t bytes);
 uint64_t xtree_render(struct xtree *t, uint64_t extra, uint64_t stacks,
 		      double threshold, struct snap_node **out, size_t *n_out);
 
+/* Drop T's subtrees that hold nothing (every entry at zero bytes) and
+   no leaf KEEP marks (by id: the leaves blocks are charged to); the new
+   id of every old node (0: dropped), malloc'd, for the caller to
+   renumber the leaves it holds. */
+uint32_t *xtree_thin(struct xtree *t, const bool *keep);
+/* Tree nodes kept before the empty subtrees are thinned out (engine.c). */
+#define XTREE_MAX_DEFAULT 1000000u
+
 /* ---- Allocation sites (sites.c) ---- */
 /* One frame of the site trie: its caller's node is PARENT (0: the
    outermost frame). */
@@ -82,6 +90,16 @@ struct site_stats {
 	uint64_t peak_live_blocks; /* LIVE_BLOCKS then */
 };
 
+/* Sites merged away by thinning (site_table_thin): their figures summed. */
+struct site_thinned {
+	uint64_t sites, calls, allocated, temporary;
+	uint64_t peak;           /* their live bytes at peak PEAK_EPOCH */
+	uint64_t peak_blocks;    /* and live blocks */
+	double calls_est;        /* sampled: the calls they stand for */
+	uint32_t peak_epoch;
+};
+/* Sites kept before the least significant are thinned out (engine.c). */
+#define SITES_MAX_DEFAULT 100000u
 struct site_table {
 	struct site_node *nodes; /* node 0 is the root */
 	size_t n, cap;
@@ -91,6 +109,8 @@ struct site_table {
 	struct site_stats *stats; /* by age, 1..n_sites */
 	size_t cap_stats;
 	uint32_t peak_epoch;     /* peaks taken so far */
+	struct site_thinned thinned;
+	uint32_t thin_at;        /* N_SITES above which to thin (0: never) */
 };
 
 void site_table_init(struct site_table *st);
@@ -122,6 +142,18 @@ void site_table_peak(struct site_table *st);
 /* S's live bytes at the last peak (at the end when none was taken). */
 uint64_t site_table_peak_bytes(const struct site_table *st,
 			       const struct site_stats *s);
+/* Thin ST down to KEEP sites, as Massif culls snapshots: the sites with
+   no live block and the fewest bytes allocated are merged into
+   ST->thinned, and the frames only they used dropped. Returns the new id
+   of every old node (0: dropped), malloc'd, for the caller to renumber
+   the site ids it holds (blocks; the stack filter's memo is to be
+   forgotten); NULL when nothing could be dropped. The next thinning is
+   due KEEP sites from now (ST->thin_at). */
+uint32_t *site_table_thin(struct site_table *st, uint32_t keep);
+/* The live bytes at the last peak of the sites thinned out, and their
+   live blocks then into *BLOCKS. */
+uint64_t site_table_thinned_peak(const struct site_table *st,
+				 uint64_t *blocks);
 /* S's live blocks at the last peak (at the end when none was taken). */
 uint64_t site_table_peak_blocks(const struct site_table *st,
 				const struct site_stats *s);
@@ -168,6 +200,8 @@ unsigned stack_filter_apply(struct stack_filter *f, const uint64_t *pcs,
 uint32_t stack_filter_leaf(struct stack_filter *f, struct xtree *t,
 			   struct site_table *sites, const uint64_t *pcs,
 			   unsigned npcs, uint32_t *site);
+/* Forget every stack remembered (their sites were renumbered). */
+void stack_filter_forget(struct stack_filter *f);
 /* The same for a page-level call (--pages-as-heap): frame 0, the syscall
    wrapper's, is kept (§6). T and F must not be used with
    stack_filter_leaf too. */
@@ -218,6 +252,12 @@ struct block *block_table_find(const struct block_table *bt, uint64_t addr);
 void block_table_insert(struct block_table *bt, const struct block *b);
 /* Remove the block at ADDR into *OUT; false when there is none. */
 bool block_table_take(struct block_table *bt, uint64_t addr, struct block *out);
+/* Every block's site S becomes REMAP[S] (site_table_thin's map). */
+void block_table_remap_sites(struct block_table *bt, const uint32_t *remap);
+/* Mark in KEEP (by tree node id) every block's leaf. */
+void block_table_mark_leaves(const struct block_table *bt, bool *keep);
+/* Every block's leaf L becomes REMAP[L] (xtree_thin's map). */
+void block_table_remap_leaves(struct block_table *bt, const uint32_t *remap);
 
 /* ---- Page table (pagetable.c) ---- */
 /* Pages [FIRST, END) owned by tree node LEAF (0: an ignored stack). */

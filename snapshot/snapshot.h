@@ -149,6 +149,20 @@ struct snap_site {
 size_t snap_engine_sites(const struct snap_engine *eng,
 			 struct snap_site **out);
 
+/* The sites thinned out of ENG so far (past its sites' maximum, those
+   with no live block and the fewest bytes allocated were merged): their
+   number into *N_SITES, their figures summed (SITE 0; nothing leaked). */
+struct snap_site snap_engine_sites_thinned(const struct snap_engine *eng,
+					   uint64_t *n_sites);
+
+/* Keep at most about MAX sites in ENG (100,000 by default): past it, the
+   least significant half is thinned out (snap_engine_sites_thinned). */
+void snap_engine_set_sites_max(struct snap_engine *eng, uint32_t max);
+
+/* Keep Massif's tree of ENG to about MAX nodes (1,000,000 by default):
+   past it, the subtrees that hold no byte and no block are dropped. */
+void snap_engine_set_tree_max(struct snap_engine *eng, size_t max);
+
 /* The frames of SITE, innermost first (frame 0 inside the allocation
    function, then return addresses minus one), into OUT (room for MAX).
    Returns how many. */

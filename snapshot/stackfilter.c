@@ -252,6 +252,15 @@ memo_reset(struct stack_filter *f, size_t slots)
 	f->memo_count = 0;
 }
 
+void
+stack_filter_forget(struct stack_filter *f)
+{
+	if (!f->memo)
+		return;
+	memo_reset(f, MEMO_MIN_SLOTS);
+	f->n_pool = 0;
+}
+
 /* Room for one more stack of N frames, at most half the slots used. */
 static void
 memo_make_room(struct stack_filter *f, unsigned n)

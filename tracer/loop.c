@@ -876,6 +876,11 @@ tracer_loop(struct tracer *t)
 	struct sigaction old_usr1, old_chld;
 	ondemand_install(&old_usr1);
 	idle_install(&old_chld);
+	struct periodic periodic;
+	int prc = periodic_start(&periodic, t->opt->snapshot_every);
+	if (prc)
+		ht_warn("--snapshot-every: no timer (%s): no periodic "
+			"snapshot will be written", ht_strerror(prc));
 	struct idle_wait idle;
 
 	unsigned idle_us = 0;
@@ -936,6 +941,8 @@ tracer_loop(struct tracer *t)
 			idle_wait(&idle, &chld, idle_us);
 		}
 	}
+	/* Before SIGUSR1's old action (by default: terminate) is back. */
+	periodic_stop(&periodic);
 	idle_restore(&old_chld);
 	ondemand_restore(&old_usr1);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The top of the tracer: the session. The event loop (loop.c) with its
-   idle wait (idle.c) and snapshots on demand (ondemand.c), the ways a
-   session starts (launch.c: `run`; attach.c: `attach`) and ends
-   (detach.c), and what creates and drops a process or thread across every
-   concern (lifecycle.c). These may call every concern below them
-   (proc/, target/, measure/, inline/, probes/, pages/, leak/); none of
-   those includes this header. */
+   idle wait (idle.c), snapshots on demand (ondemand.c) and periodic ones
+   (periodic.c), the ways a session starts (launch.c: `run`; attach.c:
+   `attach`) and ends (detach.c), and what creates and drops a process or
+   thread across every concern (lifecycle.c). These may call every
+   concern below them (proc/, target/, measure/, inline/, probes/, pages/,
+   leak/); none of those includes this header. */
 #ifndef HT_TRACER_SESSION_H
 #define HT_TRACER_SESSION_H
 
@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "tracer/proc/proc.h"
 
@@ -129,6 +130,18 @@ void ondemand_wake(void);
 /* When a snapshot was asked for: drain every ring, then give the sink's
    snapshot callback each profiled process with its clock now. */
 void ondemand_serve(struct tracer *t);
+
+/* ---- periodic.c: snapshots every --snapshot-every seconds ---- */
+/* A timer raising ondemand's request (SIGUSR1) in heaptrace. */
+struct periodic {
+	timer_t timer;
+	bool armed;
+};
+/* Ask for a snapshot every SECONDS from now (0: never), SIGUSR1's action
+   being ondemand's already. 0, or -errno (no timer: none is asked for). */
+int periodic_start(struct periodic *pt, unsigned seconds);
+/* No more requests from PT (nothing when it was not started). */
+void periodic_stop(struct periodic *pt);
 
 /* ---- forward.c: SIGTERM, SIGHUP and SIGINT to `heaptrace run` ---- */
 #define FORWARD_SIGNALS 3

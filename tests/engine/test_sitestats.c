@@ -458,6 +458,151 @@ test_ignored(void)
 	}
 }
 
+/* Thinning (sites.c): with at most 8 sites, 20 stacks through distinct
+   callers (site I allocates (I + 1) x 16 bytes once and frees it), two
+   of them with their blocks kept live (sites 0 and 1, the smallest): the
+   sites seen stay at most 8 plus the ones just made, the live ones are
+   kept whatever their size, the dropped ones are the smallest, every
+   call and byte is still counted (kept + thinned), and the live blocks'
+   frees after the renumbering reach their own sites. */
+static void
+test_thinning(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, NULL, SNAP_EXTRA_ESTIMATE);
+	snap_engine_set_sites_max(fx.eng, 8);
+	struct stack st[20];
+	uint64_t all_calls = 0, all_bytes = 0;
+	for (unsigned i = 0; i < 20; i++) {
+		st[i] = (struct stack){ 4, { PC_MALLOC, 0x8000 + 16 * i,
+					     PC_MAIN_A, PC_LIBC_START } };
+		uint64_t addr = 0x100000 * (i + 1), size = 16 * (i + 1);
+		fixture_alloc(&fx, addr, size, &st[i]);
+		if (i > 1)
+			fixture_release(&fx, addr);
+		all_calls++;
+		all_bytes += size;
+	}
+	struct snap_site *v = NULL;
+	size_t n = snap_engine_sites(fx.eng, &v);
+	uint64_t n_thinned;
+	struct snap_site th = snap_engine_sites_thinned(fx.eng, &n_thinned);
+	CHECK(n <= 9 && n >= 4, "thinning: %zu sites kept, want 4 to 9", n);
+	CHECK(n + n_thinned == 20, "thinning: %zu kept + %llu thinned, "
+	      "want 20", n, (unsigned long long)n_thinned);
+	uint64_t calls = th.calls, bytes = th.allocated;
+	bool live0 = false, live1 = false;
+	uint64_t smallest_kept = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		calls += v[i].calls;
+		bytes += v[i].allocated;
+		live0 = live0 || site_is(fx.eng, v[i].site, &st[0]);
+		live1 = live1 || site_is(fx.eng, v[i].site, &st[1]);
+		if (v[i].leaked_blocks == 0 && v[i].allocated < smallest_kept)
+			smallest_kept = v[i].allocated;
+	}
+	free(v);
+	CHECK(calls == all_calls && bytes == all_bytes,
+	      "thinning: %llu calls and %llu bytes counted, want %llu and "
+	      "%llu", (unsigned long long)calls, (unsigned long long)bytes,
+	      (unsigned long long)all_calls, (unsigned long long)all_bytes);
+	CHECK(live0 && live1, "thinning: a site with a live block was "
+	      "thinned out");
+	/* the thinned ones are sites 2.. in order: all below the kept */
+	CHECK(th.allocated < n_thinned * smallest_kept,
+	      "thinning: thinned %llu bytes over %llu sites, the smallest "
+	      "kept free site %llu", (unsigned long long)th.allocated,
+	      (unsigned long long)n_thinned,
+	      (unsigned long long)smallest_kept);
+	/* the kept live blocks still belong to their sites */
+	fixture_release(&fx, 0x100000);
+	fixture_release(&fx, 0x200000);
+	fixture_alloc(&fx, 0x300000, 32, &st[1]);
+	n = snap_engine_sites(fx.eng, &v);
+	for (size_t i = 0; i < n; i++) {
+		if (site_is(fx.eng, v[i].site, &st[0]))
+			CHECK(v[i].calls == 1 && v[i].leaked == 0 &&
+				      v[i].leaked_blocks == 0,
+			      "thinning: site 0 after its free: calls %llu "
+			      "leaked %llu", (unsigned long long)v[i].calls,
+			      (unsigned long long)v[i].leaked);
+		if (site_is(fx.eng, v[i].site, &st[1]))
+			CHECK(v[i].calls == 2 && v[i].leaked == 32 &&
+				      v[i].leaked_blocks == 1,
+			      "thinning: site 1 after a free and a call: "
+			      "calls %llu leaked %llu",
+			      (unsigned long long)v[i].calls,
+			      (unsigned long long)v[i].leaked);
+	}
+	free(v);
+	fixture_fini(&fx);
+}
+
+/* BYTES held under frame PC among the first-level entries of a detailed
+   snapshot of ENG now (the root's children). */
+static uint64_t
+tree_bytes_at(const struct snap_engine *eng, uint64_t pc, uint64_t *heap)
+{
+	struct snap_snapshot now;
+	snap_engine_peek(eng, 0, &now);
+	uint64_t bytes = 0;
+	*heap = now.heap;
+	/* preorder: the root, then its children each followed by its own */
+	for (size_t i = 1; i < now.n_tree; i++)
+		if (now.tree[i].pc == pc)
+			bytes += now.tree[i].bytes;
+	snap_snapshot_fini(&now);
+	return bytes;
+}
+
+/* Thinning the tree: at most 40 nodes, 30 stacks through distinct
+   callers of one function (each a chain of 3 new nodes), each malloc'd and
+   freed but two kept live (96 and 48 bytes); the tree stays under 40 +
+   the nodes of one thinning's worth, a rendering still gives exactly the
+   live bytes under their frames, and their frees after the renumbering
+   leave the heap at 0. */
+static void
+test_tree_thinning(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, (const char *[]){ "--threshold=0", NULL },
+		     SNAP_EXTRA_ESTIMATE);
+	snap_engine_set_tree_max(fx.eng, 40);
+	struct stack st[30];
+	for (unsigned i = 0; i < 30; i++) {
+		st[i] = (struct stack){ 5, { PC_MALLOC, 0x8000 + 16 * i,
+					     0x9000 + 16 * i, PC_MAIN_A,
+					     PC_LIBC_START } };
+		uint64_t addr = 0x100000 * (i + 1);
+		fixture_alloc(&fx, addr, i == 3 ? 96 : i == 20 ? 48 : 32,
+			      &st[i]);
+		if (i != 3 && i != 20)
+			fixture_release(&fx, addr);
+	}
+	struct snap_stats ss = snap_engine_stats(fx.eng);
+	CHECK(ss.tree_nodes <= 40 + 3, "tree thinning: %llu nodes, want at "
+	      "most 43", (unsigned long long)ss.tree_nodes);
+	uint64_t heap;
+	uint64_t b3 = tree_bytes_at(fx.eng, 0x8000 + 16 * 3, &heap);
+	uint64_t b20 = tree_bytes_at(fx.eng, 0x8000 + 16 * 20, &heap);
+	CHECK(heap == 144 && b3 == 96 && b20 == 48,
+	      "tree thinning: heap %llu, stack 3 %llu, stack 20 %llu; want "
+	      "144, 96, 48", (unsigned long long)heap,
+	      (unsigned long long)b3, (unsigned long long)b20);
+	fixture_release(&fx, 0x100000 * 4);
+	fixture_release(&fx, 0x100000 * 21);
+	tree_bytes_at(fx.eng, 0x8000, &heap);
+	CHECK(heap == 0, "tree thinning: heap %llu after every free",
+	      (unsigned long long)heap);
+	/* a stack seen before its subtree was dropped comes back */
+	fixture_alloc(&fx, 0x900000, 64, &st[0]);
+	b3 = tree_bytes_at(fx.eng, 0x8000, &heap);
+	CHECK(heap == 64 && b3 == 64, "tree thinning: stack 0 again: heap "
+	      "%llu, under its frame %llu; want 64, 64",
+	      (unsigned long long)heap, (unsigned long long)b3);
+	fixture_fini(&fx);
+}
+
 int
 main(void)
 {
@@ -469,6 +614,8 @@ main(void)
 	test_temporary();
 	test_clone();
 	test_ignored();
+	test_thinning();
+	test_tree_thinning();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

@@ -36,9 +36,10 @@
 #define SPIN_SLICE_NS 20000ULL
 #define SPIN_BATCH 4096
 #define SPIN_CHECK 64 /* pauses between looks at the clock and the rings */
-/* Sampled at least this coarsely, records are too rare for spinning to
-   pay (spin_wants). */
-#define SPIN_SAMPLED_MIN 4096
+/* A sampled ring that stands for this many bytes allocated (spin_wants)
+   fills in no less than 25 ms at 10 GB/s: the loop may sleep 20 ms. */
+#define SAMPLED_RING_SPAN (1ULL << 28)
+#define RECORD_BYTES_TYPICAL 256 /* cc1's average: 140 bytes */
 
 /* Allocator calls matter: the heap is profiled, or stack sizes are
    sampled at them. With --pages-as-heap=yes Massif does not intercept
@@ -861,20 +862,21 @@ spin_wait(struct tracer *t, const struct idle_wait *w, const sigset_t *chld)
 	}
 }
 
-/* Whether the loop spins after records (spin_wait). Not when sampling by
-   SPIN_SAMPLED_MIN bytes or more: a record came every millisecond or so
-   (cc1 -O2 at 512K: 2,900 in 3 s), each opening another window, so the
-   tracer spun through most of the run (a third of its CPU, cc1) to save
-   a rare record or question a wake-up's 40-70 us. A record stands for
-   SPIN_SAMPLED_MIN bytes allocated on average, so the default ring
-   (8 MiB, some 60,000 of cc1's records) fills only after about 240 MB
-   were allocated since the last drain; a question still rings the
-   doorbell, which ends any wait. */
+/* Whether the loop spins after records (spin_wait) and backs off to a
+   millisecond at most; not when sampling so coarsely that the ring
+   stands for SAMPLED_RING_SPAN bytes allocated (at 512K, any ring of
+   128 KiB or more). There, a record came every millisecond or so (cc1
+   -O2 at 512K: 2,900 in 3 s), each opening another window, so the tracer
+   spun through most of the run (a third of its CPU, cc1) to spare a rare
+   record or question a wake-up's 40-70 us; a question still rings the
+   doorbell, which ends any wait, but a stub waiting for room does not
+   (a 4 KiB ring at 4K waited 20 ms 226 times for perl's hash). */
 static bool
 spin_wants(const struct tracer *t)
 {
 	uint64_t interval = t->opt->sampling_interval;
-	return interval == 0 || interval < SPIN_SAMPLED_MIN;
+	uint64_t records = t->opt->ring_size / RECORD_BYTES_TYPICAL;
+	return interval == 0 || records * interval < SAMPLED_RING_SPAN;
 }
 
 static bool

@@ -36,6 +36,10 @@
 #define SPIN_SLICE_NS 20000ULL
 #define SPIN_BATCH 4096
 #define SPIN_CHECK 64 /* pauses between looks at the clock and the rings */
+/* A sampled ring that stands for this many bytes allocated (spin_wants)
+   fills in no less than 25 ms at 10 GB/s: the loop may sleep 20 ms. */
+#define SAMPLED_RING_SPAN (1ULL << 28)
+#define RECORD_BYTES_TYPICAL 256 /* cc1's average: 140 bytes */
 
 /* Allocator calls matter: the heap is profiled, or stack sizes are
    sampled at them. With --pages-as-heap=yes Massif does not intercept
@@ -858,6 +862,23 @@ spin_wait(struct tracer *t, const struct idle_wait *w, const sigset_t *chld)
 	}
 }
 
+/* Whether the loop spins after records (spin_wait) and backs off to a
+   millisecond at most; not when sampling so coarsely that the ring
+   stands for SAMPLED_RING_SPAN bytes allocated (at 512K, any ring of
+   128 KiB or more). There, a record came every millisecond or so (cc1
+   -O2 at 512K: 2,900 in 3 s), each opening another window, so the tracer
+   spun through most of the run (a third of its CPU, cc1) to spare a rare
+   record or question a wake-up's 40-70 us; a question still rings the
+   doorbell, which ends any wait, but a stub waiting for room does not
+   (a 4 KiB ring at 4K waited 20 ms 226 times for perl's hash). */
+static bool
+spin_wants(const struct tracer *t)
+{
+	uint64_t interval = t->opt->sampling_interval;
+	uint64_t records = t->opt->ring_size / RECORD_BYTES_TYPICAL;
+	return interval == 0 || records * interval < SAMPLED_RING_SPAN;
+}
+
 static bool
 stop_requested(const struct tracer *t)
 {
@@ -886,8 +907,11 @@ tracer_loop(struct tracer *t)
 	unsigned idle_us = 0;
 	uint64_t last_records = 0; /* when a drain last found records */
 	/* An attached session polls too, so that a request to detach
-	   (a signal to heaptrace, --duration) is seen within that long. */
-	unsigned max_idle_us = t->attached ? 20000 : 1000;
+	   (a signal to heaptrace, --duration) is seen within that long.
+	   Sampled, records are rare (spin_wants) and the waits as long:
+	   a wake-up a millisecond took a quarter of the tracer's CPU (cc1
+	   at 512K), and what needs an answer sooner rings the doorbell. */
+	unsigned max_idle_us = t->attached || !spin_wants(t) ? 20000 : 1000;
 	while (t->tracees.count || !waitq_empty(t)) {
 		int status;
 		pid_t tid;
@@ -928,9 +952,13 @@ tracer_loop(struct tracer *t)
 		   doorbell, which ends the wait (idle.c). */
 		idle_arm(t, &idle);
 		if (inline_drain_all(t) > 0) {
-			idle_us = 0;
+			/* Sampled, a record does not restart the back-off:
+			   one a millisecond kept the loop waking every 20 to
+			   640 us. */
+			if (spin_wants(t))
+				idle_us = 0;
 			last_records = ht_monotonic_ns();
-		} else if (polling &&
+		} else if (polling && spin_wants(t) &&
 			   ht_monotonic_ns() - last_records < SPIN_WINDOW_NS) {
 			spin_wait(t, &idle, &chld);
 		} else {

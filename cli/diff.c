@@ -290,7 +290,7 @@ entries_of_sites(struct entries *es, const struct sites_file *sf)
 static void
 entries_of_peak_tree(struct entries *es, const struct mf_file *m)
 {
-	long pi = report_peak_index(m);
+	long pi = mf_peak_index(m);
 	if (pi < 0)
 		return;
 	const struct mf_snapshot *s = &m->snaps[pi];

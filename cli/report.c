@@ -71,27 +71,12 @@ report_profile_free(struct report_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-long
-report_peak_index(const struct mf_file *m)
-{
-	long best = -1;
-	for (size_t i = 0; i < m->n_snaps; i++) {
-		const struct mf_snapshot *s = &m->snaps[i];
-		if (s->kind == MF_PEAK)
-			return (long)i;
-		if (s->kind == MF_DETAILED &&
-		    (best < 0 || s->heap > m->snaps[best].heap))
-			best = (long)i;
-	}
-	return best;
-}
-
 uint64_t
 report_peak_heap(const struct report_profile *p)
 {
 	if (p->has_sites && p->sites.has_peak)
 		return p->sites.peak_heap;
-	long i = report_peak_index(&p->massif);
+	long i = mf_peak_index(&p->massif);
 	return i < 0 ? 0 : p->massif.snaps[i].heap;
 }
 
@@ -442,7 +427,7 @@ totals_get(const struct report_profile *p, struct totals *t)
 	memset(t, 0, sizeof(*t));
 	t->runtime = m->n_snaps ? m->snaps[m->n_snaps - 1].time : 0;
 	t->peak_heap = report_peak_heap(p);
-	t->peak_index = report_peak_index(m);
+	t->peak_index = mf_peak_index(m);
 	if (!p->has_sites)
 		return;
 	if (sf->has_totals) {
@@ -702,7 +687,7 @@ static void
 peak_tree_text(FILE *out, const struct report_profile *p,
 	       unsigned long top)
 {
-	long pi = report_peak_index(&p->massif);
+	long pi = mf_peak_index(&p->massif);
 	if (pi < 0) {
 		fputs("PEAK MEMORY CONSUMERS\nno detailed snapshot: the peak "
 		      "tree is not known\n\n", out);
@@ -761,7 +746,7 @@ static void
 peak_json(FILE *out, const struct report_profile *p)
 {
 	const struct sites_file *sf = &p->sites;
-	long pi = report_peak_index(&p->massif);
+	long pi = mf_peak_index(&p->massif);
 	if (p->has_sites && sf->has_peak && sf->peak_snapshot >= 0)
 		fprintf(out, "{\"snapshot\": %" PRId64 ", \"time\": %" PRIu64
 			", \"heap\": %" PRIu64 "}", sf->peak_snapshot,
@@ -865,7 +850,7 @@ sites_json(FILE *out, const struct report_profile *p)
 static void
 peak_tree_json(FILE *out, const struct report_profile *p)
 {
-	long pi = report_peak_index(&p->massif);
+	long pi = mf_peak_index(&p->massif);
 	fputs("  \"peak_tree\": ", out);
 	if (pi < 0) {
 		fputs("null,\n", out);
@@ -928,7 +913,7 @@ report_html(FILE *out, const struct report_profile *p)
 		.path = p->path,
 		.massif = &p->massif,
 		.sites = p->has_sites ? &p->sites : NULL,
-		.peak = report_peak_index(&p->massif),
+		.peak = mf_peak_index(&p->massif),
 	};
 	html_write(out, &h);
 }

@@ -60,10 +60,6 @@ int report_profile_load(const char *path, struct report_profile *p,
 /* Free what report_profile_load read. */
 void report_profile_free(struct report_profile *p);
 
-/* The index in M->snaps of the peak snapshot (heap_tree=peak), else of
-   the detailed one with the largest heap; -1 when there is none. */
-long report_peak_index(const struct mf_file *m);
-
 /* The profile's peak heap in bytes: the .sites file's peak: line, else
    the Massif file's peak snapshot's, else 0. */
 uint64_t report_peak_heap(const struct report_profile *p);

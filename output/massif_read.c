@@ -429,3 +429,18 @@ mf_free(struct mf_file *f)
 	free(f->time_unit);
 	memset(f, 0, sizeof(*f));
 }
+
+long
+mf_peak_index(const struct mf_file *m)
+{
+	long best = -1;
+	for (size_t i = 0; i < m->n_snaps; i++) {
+		const struct mf_snapshot *s = &m->snaps[i];
+		if (s->kind == MF_PEAK)
+			return (long)i;
+		if (s->kind == MF_DETAILED &&
+		    (best < 0 || s->heap > m->snaps[best].heap))
+			best = (long)i;
+	}
+	return best;
+}

@@ -34,4 +34,8 @@ int mf_read(const char *path, struct mf_file *out, char *err, size_t errlen);
 /* Frees what F holds. */
 void mf_free(struct mf_file *f);
 
+/* The index in M->snaps of the peak snapshot (heap_tree=peak), else of
+   the detailed one with the largest heap; -1 when there is none. */
+long mf_peak_index(const struct mf_file *m);
+
 #endif

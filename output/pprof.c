@@ -75,23 +75,6 @@ snapshot_index(const struct mf_file *m, long n)
 	return -1;
 }
 
-/* The peak of a file without .sites: the heap_tree=peak snapshot, else
-   the detailed one with the largest heap; -1 when none has a tree. */
-static long
-massif_peak_index(const struct mf_file *m)
-{
-	long best = -1;
-	for (size_t i = 0; i < m->n_snaps; i++) {
-		const struct mf_snapshot *s = &m->snaps[i];
-		if (s->kind == MF_PEAK)
-			return (long)i;
-		if (s->kind == MF_DETAILED &&
-		    (best < 0 || s->heap > m->snaps[best].heap))
-			best = (long)i;
-	}
-	return best;
-}
-
 static void
 locs_push(struct pprof_job *j, size_t n, uint64_t id)
 {
@@ -383,7 +366,7 @@ tree_snapshot(const struct pprof_job *j, long at, char *err, size_t errlen)
 			 "number of a detailed snapshot)", j->path);
 		return -2;
 	}
-	long i = massif_peak_index(&j->massif);
+	long i = mf_peak_index(&j->massif);
 	if (i < 0)
 		snprintf(err, errlen, "%s: no detailed snapshot: the heap's "
 			 "stacks are not known", j->path);

@@ -144,6 +144,25 @@ pprof_build_string(struct pprof_build *b, const char *s)
 	}
 }
 
+/* The string ID of NAME without its ELF symbol version
+   ("__libc_start_main@@GLIBC_2.34" -> "__libc_start_main"): pprof's views
+   show the name, and the version only splits one function in two when
+   two objects bind it differently. N is NAME's own ID. */
+static int64_t
+unversioned_name(struct pprof_build *b, const char *name, int64_t n)
+{
+	const char *at = name ? strchr(name, '@') : NULL;
+	if (!at || at == name)
+		return n;
+	size_t len = (size_t)(at - name);
+	char *bare = ht_xmalloc(len + 1);
+	memcpy(bare, name, len);
+	bare[len] = '\0';
+	int64_t id = pprof_build_string(b, bare);
+	free(bare);
+	return id;
+}
+
 /* The ID of the function NAME in FILE (either NULL). */
 static uint64_t
 function_id(struct pprof_build *b, const char *name, const char *file)
@@ -158,7 +177,7 @@ function_id(struct pprof_build *b, const char *name, const char *file)
 	Function *fn = ht_xmalloc(sizeof(*fn));
 	heaptrace__pprof__function__init(fn);
 	fn->id = b->p.n_function + 1;
-	fn->name = n;
+	fn->name = unversioned_name(b, name, n);
 	fn->system_name = n;
 	fn->filename = f;
 	ht_xgrow((void **)&b->p.function, &b->cap_functions,

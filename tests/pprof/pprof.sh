@@ -101,6 +101,15 @@ run)
 		fail "make_block's location has no second line for fill: $(grep -A1 make_block p.pb.gz.raw)"
 	# the peak figures are those of the Massif file's peak
 	[ "$(sites_sum m.sites peak)" = 72000 ] || fail "sites peak"
+	# an ELF symbol version (libc's __libc_start_main@@GLIBC_2.34) is
+	# kept in the system name, "(name@@VERSION)", never in the name
+	grep -q '@@' m.sites || harness "no versioned symbol in m.sites"
+	grep -q '(__libc_start_main@@GLIBC_' p.pb.gz.raw ||
+		fail "no versioned system name: $(grep libc_start p.pb.gz.raw)"
+	awk '{ for (i = 2; i <= NF; i++)
+		if ($i ~ /@/ && $i !~ /^s=[0-9]+\(/) bad = bad " " $i }
+		END { if (bad) { print bad; exit 1 } }' p.pb.gz.raw >ver ||
+		fail "a name with its symbol version:$(cat ver)"
 	;;
 at-end)
 	"$ht" run --massif-out-file=m -- "$prog" >out 2>err ||

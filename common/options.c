@@ -47,7 +47,8 @@ struct opt_spec {
 	const char *alias; /* "-q", or NULL */
 	enum opt_kind kind;
 	size_t off;        /* the field in struct ht_options */
-	size_t count_off;  /* OPT_LIST: its size_t count; OPT_U64: its bool
+	size_t count_off;  /* OPT_LIST: its size_t count; OPT_U64, and
+			      OPT_UINT or OPT_POW2 when not 0: its bool
 			      "given" */
 	const char *def;   /* the default as it would be typed; NULL: none */
 	double lo, hi;
@@ -185,8 +186,11 @@ static const struct opt_spec specs[] = {
 		  "call; auto: inline, with a ptrace stop only at a function "
 		  "it cannot patch" },
 	{ .name = "--ring-size", .kind = OPT_POW2, .off = FIELD(ring_size),
-	  .def = "8388608", .lo = 4096, .hi = 1073741824, .group = GROUP_OWN,
-	  .help = "bytes of the inline backend's event ring, a power of two" },
+	  .count_off = FIELD(ring_size_set), .def = "8388608", .lo = 4096,
+	  .hi = 1073741824, .group = GROUP_OWN,
+	  .help = "bytes of the inline backend's event ring, a power of two "
+		  "(with --sampling-interval, 1048576 unless given: its "
+		  "records are rare)" },
 	{ .name = "--duration", .kind = OPT_UINT, .off = FIELD(duration),
 	  .lo = 1, .hi = 31536000, .group = GROUP_OWN,
 	  .help = "attach: detach after this many seconds (default: at "
@@ -522,6 +526,8 @@ value_set(struct ht_options *opt, const struct opt_spec *o, const char *val,
 		    (o->kind == OPT_POW2 && (u & (u - 1))))
 			return reject(o, val, err, errlen);
 		*(unsigned *)field = (unsigned)u;
+		if (o->count_off)
+			*(bool *)((char *)opt + o->count_off) = true;
 		return 0;
 	case OPT_REAL:
 		if (!parse_real(val, &d) ||
@@ -587,6 +593,9 @@ ht_options_init(struct ht_options *opt)
 		if (o->def && value_set(opt, o, o->def, o->def, err,
 					sizeof(err)))
 			ht_die(1, "bug: default of %s: %s", o->name, err);
+		/* A default is not an option given. */
+		if (o->def && o->count_off && o->kind != OPT_LIST)
+			*(bool *)((char *)opt + o->count_off) = false;
 	}
 }
 
@@ -672,6 +681,9 @@ desc_append(struct ht_options *opt, char *arg)
 	opt->desc_args[opt->n_desc_args++] = arg;
 }
 
+/* The inline ring's size under --sampling-interval, unless given. */
+#define SAMPLED_RING_SIZE (1u << 20)
+
 /* --sampling-interval: refused where its estimates cannot be honest (a
    leak check names every leaked block, Massif's figures are exact, pages
    are not sampled); a seed drawn when none was given; both on the desc:
@@ -691,6 +703,13 @@ sampling_finish(struct ht_options *opt, char *err, size_t errlen)
 			    "--sampling-interval cannot be used with %s: its "
 			    "figures would be estimates where exact ones are "
 			    "asked for", with);
+	/* A sampled ring fills slowly (perl at 512K: half a MiB of records a
+	   minute); a small one keeps the pages it touches in the target and
+	   in heaptrace few, and wraps within minutes, so that heaptrace's
+	   RSS over a long attach is flat from the start (README, "Periodic
+	   profiles"). A stub that finds it full rings the doorbell. */
+	if (!opt->ring_size_set)
+		opt->ring_size = SAMPLED_RING_SIZE;
 	if (!opt->sampling_seed_set) {
 		uint64_t seed = 0;
 		if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))

@@ -81,7 +81,9 @@ struct ht_options {
 				    and PyMem_* are allocators too (not
 				    with --massif-compat or --pages-as-heap) */
 	enum ht_backend backend; /* --backend=auto */
-	unsigned ring_size;      /* --ring-size=8388608 */
+	unsigned ring_size;      /* --ring-size=8388608; 1048576 with
+				    --sampling-interval when not given */
+	bool ring_size_set;      /* --ring-size given on the command line */
 	bool quiet;              /* -q, --quiet */
 	bool verbose;            /* -v, --verbose */
 	unsigned duration;       /* --duration=SECONDS (attach only); 0:

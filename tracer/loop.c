@@ -868,9 +868,10 @@ spin_wait(struct tracer *t, const struct idle_wait *w, const sigset_t *chld)
    128 KiB or more). There, a record came every millisecond or so (cc1
    -O2 at 512K: 2,900 in 3 s), each opening another window, so the tracer
    spun through most of the run (a third of its CPU, cc1) to spare a rare
-   record or question a wake-up's 40-70 us; a question still rings the
-   doorbell, which ends any wait, but a stub waiting for room does not
-   (a 4 KiB ring at 4K waited 20 ms 226 times for perl's hash). */
+   record or question a wake-up's 40-70 us; a question rings the
+   doorbell, which ends any wait, and so does a stub that finds the ring
+   full. The span is kept as well: before stubs rang when full, a 4 KiB
+   ring at 4K waited 20 ms 226 times for perl's hash. */
 static bool
 spin_wants(const struct tracer *t)
 {

@@ -382,6 +382,33 @@ test_finish(void)
 	ht_options_fini(&o);
 }
 
+/* --ring-size under --sampling-interval: a megabyte unless given, the
+   given size (even the exact default's) kept; exact mode's default. */
+static void
+test_sampled_ring_size(void)
+{
+	static const struct {
+		const char *opts[2];
+		unsigned ring_size;
+	} cases[] = {
+		{ { NULL, NULL }, 8388608 },
+		{ { "--sampling-interval=512K", NULL }, 1048576 },
+		{ { "--sampling-interval=0", NULL }, 8388608 },
+		{ { "--sampling-interval=64K", "--ring-size=8388608" }, 8388608 },
+		{ { "--ring-size=65536", "--sampling-interval=4K" }, 65536 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ht_options o;
+		char err[256];
+		ht_options_init(&o);
+		for (size_t j = 0; j < 2 && cases[i].opts[j]; j++)
+			apply1(&o, cases[i].opts[j], err, sizeof(err));
+		CHECK(ht_options_finish(&o, err, sizeof(err)) == 0);
+		CHECK(o.ring_size == cases[i].ring_size);
+		ht_options_fini(&o);
+	}
+}
+
 /* memcheck's leak options: defaults, kind sets, "yes" as full, and the
    combinations that have no heap blocks to check. */
 static void
@@ -661,6 +688,7 @@ main(void)
 	test_flags_and_unknown();
 	test_desc_args();
 	test_finish();
+	test_sampled_ring_size();
 	test_leak_options();
 	test_cmdline_run();
 	test_cmdline_attach();

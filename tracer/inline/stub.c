@@ -351,10 +351,15 @@ walk(struct ring_header *h, const struct ring_thread *t,
    never will be: the consumer is gone, or asked the stubs to pass (a
    detach), and the record is given up (never committed: nothing reads
    the ring any more). */
+static void ring_doorbell(struct ring_header *h);
+
 static int
 wait_for_room(struct ring_header *h, uint64_t pos, uint32_t len)
 {
 	stat_add(&h->stats.full_waits);
+	/* A tracer that sleeps between rare records (a sampled ring: up to
+	   20 ms, tracer/loop.c) drains now, not when its sleep ends. */
+	ring_doorbell(h);
 	while (!ring_has_room(h, pos, len)) {
 		if (!ring_recording(h))
 			return 0;

@@ -8,6 +8,7 @@
    block's free is recorded and no other, reallocs keep the tracer's
    blocks those sampled, and a seed gives the same records twice. */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "stubenv.h"
 #include "tests/check.h"
 #include "tracer/inline/sample.h"
+#include "tracer/inline/stub_blob.h"
 
 /* ---- Arithmetic ---- */
 
@@ -166,14 +168,23 @@ test_set(void)
 
 /* ---- The stub sampling ---- */
 
-enum { IX_MALLOC, IX_FREE, IX_REALLOC, IX_CALLOC };
+enum { IX_MALLOC, IX_FREE, IX_REALLOC, IX_CALLOC, IX_NEW, IX_MEMALIGN,
+       IX_SIGNALLED };
 
 static uint64_t bump = 0x7e0000000000ULL;
 static uint64_t orig_calls;
+static uint64_t lean_calls; /* calls of an original by stub_lean */
+
+/* Count a call of an original made by the stub's lean path: its return
+   address is stub_lean_ret. */
+#define COUNT_LEAN()                                                        \
+	(lean_calls += (uint64_t)__builtin_return_address(0) ==             \
+		       (uint64_t)env.code + STUB_BLOB_LEAN_RET)
 
 static uint64_t
 fake_malloc(uint64_t size)
 {
+	COUNT_LEAN();
 	orig_calls++;
 	uint64_t p = bump;
 	bump += (size + 31) & ~15ULL;
@@ -454,6 +465,213 @@ test_stub_full(void)
 	env_fini();
 }
 
+/* ---- The lean path (stub_lean) ---- */
+
+/* This thread's entry in the thread table. */
+static const volatile struct ring_thread *
+self_entry(void)
+{
+	return ring_thread_lookup(env.h, env_self.tcb);
+}
+
+/* The estimate of the allocations recorded for FN, into *EST; returns
+   how many. */
+static uint64_t
+recorded(enum ht_alloc_fn fn, uint64_t *est)
+{
+	uint64_t n = 0;
+	*est = 0;
+	for (uint64_t i = 0; i < coll.n; i++) {
+		const struct rec_copy *r = &coll.v[i];
+		if (r->has_event && r->ev.kind == HT_EV_ALLOC &&
+		    r->ev.fn == fn) {
+			n++;
+			*est += r->ev.weight;
+		}
+	}
+	return n;
+}
+
+/* operator new that calls malloc, as libstdc++'s does: its descriptor's
+   object covers everything, so the malloc is internal. */
+static uint64_t
+fake_new(uint64_t size)
+{
+	COUNT_LEAN();
+	uint64_t p = tramp1(IX_MALLOC, size);
+	__asm__ volatile("" ::: "memory"); /* a call, not a jump */
+	return p;
+}
+
+/* An operator new-like allocation calling malloc is counted once, as
+   the new: the lean path marks its call in progress, so the malloc goes
+   the whole way and is found internal (counted in the thread's
+   INTERNAL, never sampled); every unsampled new reaches its original
+   from the lean path, the mallocs never. */
+static void
+test_lean_internal(void)
+{
+	const uint64_t t = 4096, n = 50000, size = 40;
+	start(t, 3);
+	env_fn(IX_NEW, HT_FN_NEW, fake_new, 0, UINT64_MAX);
+	uint64_t internal0 = self_entry()->internal;
+	lean_calls = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		tramp1(IX_NEW, size);
+		if (i % 1000 == 0)
+			env_drain(0);
+	}
+	env_drain(0);
+	uint64_t est, mallocs = recorded(HT_FN_MALLOC, &est);
+	uint64_t news = recorded(HT_FN_NEW, &est);
+	double truth = (double)(n * size), sd = sqrt(truth * (double)t);
+	CHECK(mallocs == 0, "%llu internal mallocs recorded",
+	      (unsigned long long)mallocs);
+	CHECK(fabs((double)est - truth) < 5 * sd,
+	      "new estimated %llu of %.0f (5 sd %.0f)",
+	      (unsigned long long)est, truth, 5 * sd);
+	CHECK(self_entry()->internal - internal0 == n,
+	      "%llu internal calls seen of %llu",
+	      (unsigned long long)(self_entry()->internal - internal0),
+	      (unsigned long long)n);
+	CHECK(lean_calls == n - news && thread_passed() == n - news,
+	      "%llu originals called by the lean path, %llu passed over, for "
+	      "%llu unsampled news", (unsigned long long)lean_calls,
+	      (unsigned long long)thread_passed(),
+	      (unsigned long long)(n - news));
+	CHECK(self_entry()->outer_rsp == 0, "a call left in progress");
+	env_fini();
+}
+
+/* The sizes the lean path reads: calloc's product (the full path when
+   either factor is 2^32 or more), memalign's second argument; each
+   estimate within 5 sd. */
+static void
+test_lean_sizes(void)
+{
+	const uint64_t t = 4096, n = 40000;
+	start(t, 4);
+	env_fn(IX_MEMALIGN, HT_FN_MEMALIGN, fake_calloc, 0, 0);
+	lean_calls = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		tramp2(IX_CALLOC, 3, 16);
+		tramp2(IX_MEMALIGN, 1, 80); /* fake_calloc: 80 bytes */
+		if (i % 500 == 0)
+			env_drain(0);
+	}
+	env_drain(0);
+	uint64_t est_c, est_m;
+	uint64_t nc = recorded(HT_FN_CALLOC, &est_c);
+	uint64_t nm = recorded(HT_FN_MEMALIGN, &est_m);
+	double truth_c = (double)(n * 48), truth_m = (double)(n * 80);
+	CHECK(fabs((double)est_c - truth_c) < 5 * sqrt(truth_c * (double)t),
+	      "calloc estimated %llu of %.0f", (unsigned long long)est_c,
+	      truth_c);
+	CHECK(fabs((double)est_m - truth_m) < 5 * sqrt(truth_m * (double)t),
+	      "memalign estimated %llu of %.0f", (unsigned long long)est_m,
+	      truth_m);
+	CHECK(lean_calls == 2 * n - nc - nm,
+	      "%llu originals called by the lean path for %llu unsampled",
+	      (unsigned long long)lean_calls,
+	      (unsigned long long)(2 * n - nc - nm));
+	env_collect_reset();
+	lean_calls = 0;
+	/* 2^32 * 0: no bytes, but the factor is too wide for the lean
+	   path's product */
+	tramp2(IX_CALLOC, 1ULL << 32, 0);
+	CHECK(lean_calls == 0, "a calloc with a factor of 2^32 went lean");
+	env_fini();
+}
+
+/* A signal handler's allocation while an original runs from the lean
+   path. */
+static volatile uint64_t sig_outer_in, sig_outer_before, sig_outer_after;
+static volatile uint64_t sig_block;
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	sig_outer_in = self_entry()->outer_rsp;
+	sig_block = tramp1(IX_MALLOC, 3 << 20); /* sampled: its own */
+	tramp1(IX_MALLOC, 24);                  /* not sampled */
+}
+
+/* A malloc whose code raises a signal, then calls malloc (internal).
+   Its own section is its object's code: the handler's calls return
+   elsewhere. */
+extern const char __start_lean_sig[], __stop_lean_sig[];
+
+__attribute__((section("lean_sig"), noinline)) static uint64_t
+fake_signalled(uint64_t size)
+{
+	COUNT_LEAN();
+	uint64_t p = bump;
+	bump += (size + 31) & ~15ULL;
+	sig_outer_before = self_entry()->outer_rsp;
+	raise(SIGUSR1);
+	sig_outer_after = self_entry()->outer_rsp;
+	tramp1(IX_MALLOC, 32);
+	__asm__ volatile("" ::: "memory"); /* no tail call above */
+	return p;
+}
+
+/* The handler's calls are its own, not internal: they see a call in
+   progress (OUTER_RSP, the lean path's), so they go the whole way: the
+   large one recorded at its size, the small one passed over; the lean
+   path's call is still in progress when the handler returns (its
+   internal malloc is not counted), and over once it returns. */
+static void
+test_lean_signal(void)
+{
+	start(1 << 20, 5);
+	env_fn(IX_SIGNALLED, HT_FN_MALLOC, fake_signalled,
+	       (uint64_t)__start_lean_sig, (uint64_t)__stop_lean_sig);
+	struct sigaction sa = { .sa_handler = on_usr1 }, old;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	uint64_t internal0 = self_entry()->internal;
+	lean_calls = 0;
+	tramp1(IX_SIGNALLED, 100);
+	sigaction(SIGUSR1, &old, NULL);
+	env_drain(0);
+	CHECK(lean_calls == 1, "the signalled malloc did not go lean");
+	CHECK(sig_outer_before != 0 && sig_outer_in == sig_outer_before &&
+		      sig_outer_after == sig_outer_before,
+	      "the call in progress: 0x%llx, in the handler 0x%llx, after "
+	      "it 0x%llx", (unsigned long long)sig_outer_before,
+	      (unsigned long long)sig_outer_in,
+	      (unsigned long long)sig_outer_after);
+	CHECK(self_entry()->internal - internal0 == 1,
+	      "%llu internal calls, 1 expected",
+	      (unsigned long long)(self_entry()->internal - internal0));
+	CHECK(coll.n == 1 && coll.v[0].has_event &&
+		      coll.v[0].ev.kind == HT_EV_ALLOC &&
+		      coll.v[0].ev.addr == sig_block &&
+		      coll.v[0].ev.size == 3 << 20 &&
+		      coll.v[0].ev.weight >= 3 << 20,
+	      "%llu records, the handler's block alone expected",
+	      (unsigned long long)coll.n);
+	CHECK(self_entry()->outer_rsp == 0, "a call left in progress");
+	env_fini();
+}
+
+/* Exact mode never takes the lean path: every call recorded. */
+static void
+test_lean_exact(void)
+{
+	start(0, 1);
+	lean_calls = 0;
+	for (int i = 0; i < 1000; i++)
+		tramp1(IX_MALLOC, 48);
+	env_drain(0);
+	uint64_t est;
+	CHECK(lean_calls == 0 && recorded(HT_FN_MALLOC, &est) == 1000,
+	      "exact: %llu calls went lean, %llu recorded",
+	      (unsigned long long)lean_calls, (unsigned long long)coll.n);
+	env_fini();
+}
+
 /* The same seed samples the same calls. */
 static void
 run_seeded(uint64_t seed, uint64_t *out, size_t max, size_t *n)
@@ -497,6 +715,10 @@ main(void)
 	test_stub_realloc();
 	test_stub_full();
 	test_stub_seed();
+	test_lean_internal();
+	test_lean_sizes();
+	test_lean_signal();
+	test_lean_exact();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);
 	return failures ? 1 : 0;

@@ -42,6 +42,13 @@
 #            must not be counted (it was not seen entering), while 3 x
 #            1000 bytes malloc'd then, one freed, are exactly: peak 3000,
 #            end 2000.
+#  in-lean   ATTACHEE built with HT_INTERPOSE, attached with
+#            --sampling-interval=512K: a thread blocks inside malloc(777)
+#            called through the stub's lean path (an allocation not
+#            sampled), and heaptrace detaches while it is there; let go
+#            after the detach, that malloc returns through the stub, which
+#            must still be mapped: the target goes on (3 x 1000 bytes,
+#            one freed) and exits 0 with the expected answers.
 #  late-threads-dlopen  after the attach, 4 new threads malloc 1500 bytes
 #            each and wait, and LIB (progs/latelib.c) is dlopen'ed and
 #            its latelib_keep() keeps 5000 bytes; then 100 bytes are
@@ -53,7 +60,7 @@
 #            2000); 4000 bytes while detached; attach again, free a block
 #            of each earlier period (unknown to this session: nothing
 #            counted), 2 x 2500, one freed, detach (peak 5000, end 2500).
-# In these three the program's checks of its blocks pass after the
+# In these the program's checks of its blocks pass after the
 # detach, its answers (stdout) are exactly those expected, and it exits 0.
 # Exit 0 pass, 1 fail, 77 skip, 99 harness error.
 #
@@ -456,6 +463,21 @@ case_in_malloc() {
 	finish_cmds inmalloc
 }
 
+case_in_lean() {
+	start_cmds inlean
+	session_start "$tmp/m" --sampling-interval=512K --sampling-seed=1
+	# blocked inside the original, with the lean path's frame below it
+	send inlean "block 777"
+	session_end "$tmp/m"
+	send inlean release
+	send inlean "malloc a 1000"
+	send inlean "malloc b 1000"
+	send inlean "free b"
+	send inlean "free a"
+	send inlean "free z"
+	finish_cmds inlean
+}
+
 case_late_threads_dlopen() {
 	if [ ! -f "$lib" ]; then
 		echo "attach.sh: late-threads-dlopen: no library LIB '$lib'" >&2
@@ -513,7 +535,7 @@ case_reattach() {
 case "$case" in
 cycles | crowded | read | sleep | pages | numbers | unknown | errors)
 	"case_$case" ;;
-cycles-100 | in-malloc | late-threads-dlopen | reattach) "case_${case//-/_}" ;;
+cycles-100 | in-malloc | in-lean | late-threads-dlopen | reattach) "case_${case//-/_}" ;;
 *) echo "attach.sh: unknown case $case" >&2; exit 99 ;;
 esac
 if [ $fails -ne 0 ]; then

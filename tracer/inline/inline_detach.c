@@ -9,7 +9,8 @@
       left it (see "Running threads out of the stub"): its pc in the
       blob, a trampoline or a relocated prologue, or an *activation* of
       the stub on its stack (stub_entry's return address from stub_call,
-      with the frame stub_entry pushed above it: a thread inside the
+      with the frame stub_entry pushed above it, or stub_lean's from an
+      original, with the descriptor index above it: a thread inside the
       original allocator, called from the stub, returns through it).
       The ring is drained between the slices they run, so that a thread
       in the middle of a record, or waiting for room for one, commits
@@ -78,6 +79,9 @@ struct code {
 			       not found (then everything stays mapped) */
 	int idx_word;       /* words above the mark to the saved r11 (the
 			       descriptor index); -1 unknown */
+	uint64_t lean;      /* the return address of stub_lean's call of an
+			       original: the mark of its activations, with
+			       the descriptor index in the word above */
 	uint64_t lo, hi;    /* every byte of the blob, the trampolines and
 			       the relocated copies is in [LO, HI): most
 			       stack words are tested against this alone */
@@ -88,7 +92,8 @@ struct code {
 static void
 code_init(struct code *c, const struct inline_proc *ip)
 {
-	*c = (struct code){ .ip = ip, .blob = ip->blob, .idx_word = -1 };
+	*c = (struct code){ .ip = ip, .blob = ip->blob, .idx_word = -1,
+			    .lean = ip->blob + STUB_BLOB_LEAN_RET };
 	const uint8_t *b = stub_blob;
 	size_t at = STUB_BLOB_ENTRY, end = STUB_BLOB_LEN;
 	int pushes = 0, r11 = -1;
@@ -291,10 +296,13 @@ read_stack(struct tracee *tc, uint64_t top, uint64_t sp, uint64_t **words)
 }
 
 /* The word at W[I] marks an activation: stub_entry's return address,
-   with a descriptor index where stub_entry saved r11. */
+   with a descriptor index where stub_entry saved r11; or stub_lean's,
+   with the index in the word above it. */
 static bool
 is_mark(const struct code *c, const uint64_t *w, size_t n, size_t i)
 {
+	if (w[i] == c->lean)
+		return i + 1 < n && w[i + 1] < RING_MAX_FNS;
 	if (!c->r0 || w[i] != c->r0)
 		return false;
 	if (c->idx_word < 0)

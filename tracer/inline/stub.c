@@ -38,6 +38,16 @@ extern const uint8_t stub_blob_end[] HIDDEN;
 #define OFF_FN_CLS 34
 #define OFF_FN_INTERVAL 40
 #define OFF_FN_HOMED 48
+#define OFF_FN_OBJ_LO 16
+#define OFF_FN_OBJ_HI 24
+#define OFF_FN_SIZE_ARGS 36
+#define OFF_TSHIFT 44
+#define OFF_THREADS 4096
+#define OFF_T_OUTER_RSP 32
+#define OFF_T_OUTER_LO 40
+#define OFF_T_OUTER_HI 48
+#define OFF_T_LEFT 64
+#define OFF_T_CALLS 80
 _Static_assert(__builtin_offsetof(struct ring_header, flags) == OFF_FLAGS,
 	       "flags");
 _Static_assert(__builtin_offsetof(struct ring_header, consumer) ==
@@ -53,6 +63,33 @@ _Static_assert(__builtin_offsetof(struct ring_fn, sample_interval) ==
 _Static_assert(__builtin_offsetof(struct ring_fn, set_homed_off) ==
 		       OFF_FN_HOMED,
 	       "set_homed_off");
+_Static_assert(__builtin_offsetof(struct ring_fn, obj_lo) == OFF_FN_OBJ_LO &&
+		       __builtin_offsetof(struct ring_fn, obj_hi) ==
+			       OFF_FN_OBJ_HI &&
+		       __builtin_offsetof(struct ring_fn, size_arg) ==
+			       OFF_FN_SIZE_ARGS &&
+		       __builtin_offsetof(struct ring_fn, size_mul) ==
+			       OFF_FN_SIZE_ARGS + 1,
+	       "the descriptor's fields stub_lean reads");
+_Static_assert(__builtin_offsetof(struct ring_header, thread_shift) ==
+			       OFF_TSHIFT &&
+		       RING_HDR_FIXED == OFF_THREADS &&
+		       sizeof(struct ring_thread) == 128,
+	       "the thread table as stub_lean finds it");
+_Static_assert(__builtin_offsetof(struct ring_thread, tcb) == 0 &&
+		       __builtin_offsetof(struct ring_thread, outer_rsp) ==
+			       OFF_T_OUTER_RSP &&
+		       __builtin_offsetof(struct ring_thread, outer_lo) ==
+			       OFF_T_OUTER_LO &&
+		       __builtin_offsetof(struct ring_thread, outer_hi) ==
+			       OFF_T_OUTER_HI &&
+		       __builtin_offsetof(struct ring_thread, sample_left) ==
+			       OFF_T_LEFT &&
+		       __builtin_offsetof(struct ring_thread, sample_calls) ==
+			       OFF_T_CALLS,
+	       "the thread entry's fields stub_lean writes");
+_Static_assert(RING_CLASS_ALLOC == 0 && RING_NO_ARG == 0xff,
+	       "the constants stub_lean uses");
 _Static_assert(RING_CLASS_FREE == 1 && RING_F_PASS == 1 &&
 		       RING_F_SET_FULL == 4 &&
 		       RING_CONSUMER_TID == 0x3fffffff &&
@@ -76,7 +113,25 @@ _Static_assert(RING_CLASS_FREE == 1 && RING_F_PASS == 1 &&
    then restores the callee-saved registers it captured (stub_call
    preserves them anyway) and returns F's rax to F's caller. stub_ring is the slot the tracer
    fills with the header's address; it lives in the blob so the code
-   reaches it RIP-relative, as the hash's multiplier does. */
+   reaches it RIP-relative, as the hash's multiplier does.
+
+   stub_lean: an allocation when sampling, not sampled, nearly every one,
+   also without stub_entry's frame: what stub_alloc_fast does, for the
+   classes whose size is rdi, rdi * rsi (both below 2^32, else the full
+   path) or rsi. Recording, the thread at its home in the first segment
+   with no call in progress (outer_rsp 0: an internal call, or a signal
+   handler's while the thread is in one, goes the whole way), the size
+   below the interval and the counter left above it: the counter goes
+   down, outer_* mark the call in progress as call_outer would, and the
+   original is called with every argument register as it came, the
+   descriptor index pushed first (it aligns the stack, and marks the
+   frame for detaching: stub_lean_ret, then that index, then the
+   caller's return address; inline_detach.c). After it, outer_rsp is
+   cleared only while recording (a detach may have unmapped the thread
+   table), the entry found again from fs:0 (entries do not move while
+   their thread lives). Anything else goes to stub_entry with every
+   register as it came, r11 again the index; rcx and rdx, pushed for
+   scratch, are popped first. */
 __asm__(
 	"	.text\n"
 	"	.globl	stub_fast\n"
@@ -90,7 +145,7 @@ __asm__(
 	"	cmpq	$0, " XSTR(OFF_FNS) " + " XSTR(OFF_FN_INTERVAL) "(%rax,%r10)\n"
 	"	je	stub_entry\n"
 	"	cmpw	$1, " XSTR(OFF_FNS) " + " XSTR(OFF_FN_CLS) "(%rax,%r10)\n"
-	"	jne	stub_entry\n"
+	"	jne	stub_lean\n"
 	"	movl	" XSTR(OFF_CONSUMER) "(%rax), %r11d\n"
 	"	testl	$0x3fffffff, %r11d\n"
 	"	je	3f\n"
@@ -140,6 +195,90 @@ __asm__(
 	"	addq	$8, %rsp\n"
 	"	ret\n"
 	"	.size	stub_entry, . - stub_entry\n"
+	"	.type	stub_lean, @function\n"
+	"stub_lean:\n"
+	"	cmpw	$0, " XSTR(OFF_FNS) " + " XSTR(OFF_FN_CLS) "(%rax,%r10)\n"
+	"	jne	18f\n"
+	"	movl	" XSTR(OFF_CONSUMER) "(%rax), %r11d\n"
+	"	testl	$0x3fffffff, %r11d\n"
+	"	je	18f\n"
+	"	testl	$0x40000000, %r11d\n"
+	"	jne	18f\n"
+	"	testl	$1, " XSTR(OFF_FLAGS) "(%rax)\n"
+	"	jne	18f\n"
+	"	pushq	%rcx\n"
+	"	pushq	%rdx\n"
+	"	movq	%fs:0, %rdx\n"
+	"	movq	%rdx, %r11\n"
+	"	imulq	stub_golden(%rip), %r11\n"
+	"	movl	" XSTR(OFF_TSHIFT) "(%rax), %ecx\n"
+	"	shrq	%cl, %r11\n"
+	"	shlq	$7, %r11\n"
+	"	addq	%rax, %r11\n"
+	"	cmpq	%rdx, " XSTR(OFF_THREADS) "(%r11)\n"
+	"	jne	17f\n"
+	"	cmpq	$0, " XSTR(OFF_THREADS) " + " XSTR(OFF_T_OUTER_RSP) "(%r11)\n"
+	"	jne	17f\n"
+	"	movzwl	" XSTR(OFF_FNS) " + " XSTR(OFF_FN_SIZE_ARGS) "(%rax,%r10), %ecx\n"
+	"	movq	%rdi, %rdx\n"
+	"	cmpl	$0xff00, %ecx\n"
+	"	je	13f\n"
+	"	cmpl	$0x0100, %ecx\n"
+	"	jne	12f\n"
+	"	orq	%rsi, %rdx\n"
+	"	shrq	$32, %rdx\n"
+	"	jne	17f\n"
+	"	movq	%rdi, %rdx\n"
+	"	imulq	%rsi, %rdx\n"
+	"	jmp	13f\n"
+	"12:	cmpl	$0xff01, %ecx\n"
+	"	jne	17f\n"
+	"	movq	%rsi, %rdx\n"
+	"13:	cmpq	" XSTR(OFF_FNS) " + " XSTR(OFF_FN_INTERVAL) "(%rax,%r10), %rdx\n"
+	"	jae	17f\n"
+	"	movq	" XSTR(OFF_THREADS) " + " XSTR(OFF_T_LEFT) "(%r11), %rcx\n"
+	"	cmpq	%rdx, %rcx\n"
+	"	jle	17f\n"
+	"	subq	%rdx, %rcx\n"
+	"	movq	%rcx, " XSTR(OFF_THREADS) " + " XSTR(OFF_T_LEFT) "(%r11)\n"
+	"	addq	$1, " XSTR(OFF_THREADS) " + " XSTR(OFF_T_CALLS) "(%r11)\n"
+	"	movq	" XSTR(OFF_FNS) " + " XSTR(OFF_FN_OBJ_LO) "(%rax,%r10), %rcx\n"
+	"	movq	%rcx, " XSTR(OFF_THREADS) " + " XSTR(OFF_T_OUTER_LO) "(%r11)\n"
+	"	movq	" XSTR(OFF_FNS) " + " XSTR(OFF_FN_OBJ_HI) "(%rax,%r10), %rcx\n"
+	"	movq	%rcx, " XSTR(OFF_THREADS) " + " XSTR(OFF_T_OUTER_HI) "(%r11)\n"
+	"	leaq	16(%rsp), %rcx\n"
+	"	movq	%rcx, " XSTR(OFF_THREADS) " + " XSTR(OFF_T_OUTER_RSP) "(%r11)\n"
+	"	popq	%rdx\n"
+	"	popq	%rcx\n"
+	"	movq	%r10, %r11\n"
+	"	shrq	$6, %r11\n"
+	"	pushq	%r11\n"
+	"	call	*" XSTR(OFF_FNS) "(%rax,%r10)\n"
+	"	.globl	stub_lean_ret\n"
+	"	.hidden	stub_lean_ret\n"
+	"stub_lean_ret:\n"
+	"	addq	$8, %rsp\n"
+	"	movq	stub_ring(%rip), %r10\n"
+	"	movl	" XSTR(OFF_CONSUMER) "(%r10), %ecx\n"
+	"	testl	$0x3fffffff, %ecx\n"
+	"	je	15f\n"
+	"	testl	$0x40000000, %ecx\n"
+	"	jne	15f\n"
+	"	testl	$1, " XSTR(OFF_FLAGS) "(%r10)\n"
+	"	jne	15f\n"
+	"	movq	%fs:0, %r11\n"
+	"	imulq	stub_golden(%rip), %r11\n"
+	"	movl	" XSTR(OFF_TSHIFT) "(%r10), %ecx\n"
+	"	shrq	%cl, %r11\n"
+	"	shlq	$7, %r11\n"
+	"	movq	$0, " XSTR(OFF_THREADS) " + " XSTR(OFF_T_OUTER_RSP) "(%r10,%r11)\n"
+	"15:	ret\n"
+	"17:	popq	%rdx\n"
+	"	popq	%rcx\n"
+	"18:	movq	%r10, %r11\n"
+	"	shrq	$6, %r11\n"
+	"	jmp	stub_entry\n"
+	"	.size	stub_lean, . - stub_lean\n"
 	"	.balign	8\n"
 	"stub_golden:\n"
 	"	.quad	0x9e3779b97f4a7c15\n"

@@ -107,9 +107,8 @@ _Static_assert(RING_CLASS_FREE == 1 && RING_F_PASS == 1 &&
    holds what else it needs, the count at the block's home in the
    sampled-address set, sample.h's sample_set_may_hold); pushing and
    popping the frame was half of such a free's cost. An allocation goes
-   to stub_lean (below), everything else
-   goes on to stub_entry (its own symbol: detaching reads its pushes), r11
-   as it came. stub_entry pushes struct stub_frame (rsp is 16-byte aligned
+   to stub_lean (below), everything else on to stub_entry (its own
+   symbol: detaching reads its pushes), r11 as it came. stub_entry pushes struct stub_frame (rsp is 16-byte aligned
    after the 13 pushes, as the call needs), lets stub_call do the work,
    then restores the callee-saved registers it captured (stub_call
    preserves them anyway) and returns F's rax to F's caller. stub_ring is the slot the tracer

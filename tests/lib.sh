@@ -107,6 +107,19 @@ need_file() {
 	[ -f "$1" ] || skip "$1 ($2) not found"
 }
 
+# ht_prog_case USAGE ARG...: a script's three arguments HEAPTRACE PROG
+# CASE as $ht and $prog (absolute, executables) and $case_name; exit 99
+# with USAGE when there are not three.
+ht_prog_case() {
+	local use=$1
+	shift
+	[ $# -eq 3 ] || usage "$use"
+	ht=$(abspath "$1")
+	prog=$(abspath "$2")
+	case_name=$3
+	need_exec "$ht" "$prog"
+}
+
 # need_exec FILE...: exit 99 unless every FILE is an executable (the
 # harness passed a wrong path).
 need_exec() {

@@ -32,11 +32,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
 
-[ $# -eq 3 ] || usage "periodic.sh HEAPTRACE GROWER CASE"
-ht=$(abspath "$1")
-prog=$(abspath "$2")
-case_name=$3
-need_exec "$ht" "$prog"
+ht_prog_case "periodic.sh HEAPTRACE GROWER CASE" "$@"
 need timeout awk
 scratch --keep
 

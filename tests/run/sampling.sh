@@ -41,11 +41,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
 
-[ $# -eq 3 ] || usage "sampling.sh HEAPTRACE PROG CASE"
-ht=$(abspath "$1")
-prog=$(abspath "$2")
-case_name=$3
-need_exec "$ht" "$prog"
+ht_prog_case "sampling.sh HEAPTRACE PROG CASE" "$@"
 need timeout awk
 scratch --keep
 

@@ -11,7 +11,11 @@
       the stub on its stack (stub_entry's return address from stub_call,
       with the frame stub_entry pushed above it, or stub_lean's from an
       original, with the descriptor index above it: a thread inside the
-      original allocator, called from the stub, returns through it).
+      original allocator, called from the stub, returns through it), or
+      a signal frame on its stack that resumes outside any activation in
+      code of ours (a trampoline, a relocated prologue, stub_fast,
+      stub_entry, stub_lean: a handler interrupted a thread there, and
+      returns into it).
       The ring is drained between the slices they run, so that a thread
       in the middle of a record, or waiting for room for one, commits
       it.
@@ -31,10 +35,12 @@
 
    A thread that does not leave (blocked inside the allocator on a lock
    that a stopped thread outside the stub holds, at a group-stop, in a
-   signal handler on another stack) leaves the code mapped; one whose pc
-   stays in the stub past its check of the flag, or whose stack holds a
-   signal frame saved there, may still write records: the whole ring
-   stays mapped then. Nothing here depends on heaptrace surviving it: a
+   signal handler on another stack, or in one that does not return)
+   leaves the code mapped; one whose pc stays in the stub past its check
+   of the flag, or whose stack holds a signal frame saved there, may
+   still write records, and a handler's return into stub_fast or
+   stub_lean reads the ring past its first page: the whole ring stays
+   mapped then. Nothing here depends on heaptrace surviving it: a
    SIGKILL at any point leaves the stubs passing every call through (the
    kernel marks the consumer dead), no thread single-stepped or at a
    breakpoint, and nothing unmapped that a thread can reach. */
@@ -82,6 +88,7 @@ struct code {
 	uint64_t lean;      /* the return address of stub_lean's call of an
 			       original: the mark of its activations, with
 			       the descriptor index in the word above */
+	uint64_t fast, lean_end; /* stub_fast, stub_entry, stub_lean */
 	uint64_t lo, hi;    /* every byte of the blob, the trampolines and
 			       the relocated copies is in [LO, HI): most
 			       stack words are tested against this alone */
@@ -93,7 +100,9 @@ static void
 code_init(struct code *c, const struct inline_proc *ip)
 {
 	*c = (struct code){ .ip = ip, .blob = ip->blob, .idx_word = -1,
-			    .lean = ip->blob + STUB_BLOB_LEAN_RET };
+			    .lean = ip->blob + STUB_BLOB_LEAN_RET,
+			    .fast = ip->blob + STUB_BLOB_FAST,
+			    .lean_end = ip->blob + STUB_BLOB_LEAN_END };
 	const uint8_t *b = stub_blob;
 	size_t at = STUB_BLOB_ENTRY, end = STUB_BLOB_LEN;
 	int pushes = 0, r11 = -1;
@@ -193,6 +202,26 @@ before_the_check(const struct code *c, uint64_t a)
 	       (a >= c->entry_lo && a < c->entry_hi);
 }
 
+/* Code a thread runs outside any activation, where a signal may
+   interrupt it: a trampoline, a relocated prologue (stub_fast jumps to
+   it), stub_fast, stub_entry, stub_lean. */
+static bool
+frameless(const struct code *c, uint64_t a)
+{
+	return (a >= c->fast && a < c->lean_end) || in_tramp(c, a) ||
+	       in_copy(c, a);
+}
+
+/* stub_fast or stub_lean: past their look at the header's flags they
+   read the ring beyond its first page (the set's counts, the thread
+   table), and stub_lean writes its thread's entry. */
+static bool
+reads_the_ring(const struct code *c, uint64_t a)
+{
+	return a >= c->fast && a < c->lean_end &&
+	       !(a >= c->entry_lo && a < c->entry_hi);
+}
+
 /* A return address of the stub's indirect calls (ff /2: of an original,
    of the exit-time frees), after which it only looks at the header
    before it returns. */
@@ -242,7 +271,9 @@ struct reach {
 	bool unsafe;      /* inside an activation, a signal frame whose pc
 			     resumes past the stub's check */
 	bool reenter;     /* outside activations, a signal frame whose pc
-			     resumes in a trampoline or stub_entry */
+			     resumes in code of ours (frameless()) */
+	bool reads;       /* ... in stub_fast or stub_lean, which may read
+			     the ring past its first page */
 	uint64_t pc, sp;
 };
 
@@ -309,6 +340,27 @@ is_mark(const struct code *c, const uint64_t *w, size_t n, size_t i)
 		return true; /* unknown frame: every copy counts */
 	size_t k = i + (size_t)c->idx_word;
 	return k < n && w[k] < RING_MAX_FNS;
+}
+
+/* W[I] is the rip of a signal frame's saved context (struct sigcontext:
+   ..., rsp, rip, eflags, cs|gs|fs|ss, ...), W[] read from BASE to TOP:
+   its rsp points higher up this stack, its eflags has the bits always
+   set in user mode (bit 1, IF), its code segment is the 64-bit user
+   one. Copies of such words in dead frames are rarely all three. */
+static bool
+saved_context(const uint64_t *w, size_t n, size_t i, uint64_t base,
+	      uint64_t top)
+{
+	return i >= 1 && i + 2 < n && w[i - 1] > base + (uint64_t)i * 8 &&
+	       w[i - 1] < top && (w[i + 1] & 0x202) == 0x202 &&
+	       (w[i + 2] & 0xffff) == 0x33;
+}
+
+/* The thread so placed may still run code of ours. */
+static bool
+inside(const struct reach *re)
+{
+	return re->pc_in || re->outer || re->reenter;
 }
 
 /* TC waits in vfork, not stopped (detach.c's quiesce does not wait for
@@ -388,19 +440,20 @@ reach_of(const struct code *c, const struct ring_header *h,
 	for (ssize_t i = 1; i < n; i++) {
 		uint64_t a = w[i];
 		/* Only a signal frame makes a thread resume at a pc that is
-		   not a return address: its saved rip follows its saved rsp,
-		   which points higher up this stack. Other copies of such
-		   addresses are stale (dead frames' words). */
-		if (!in_code(c, a) || w[i - 1] <= base + (uint64_t)i * 8 ||
-		    w[i - 1] >= top)
+		   not a return address (saved_context()). Other copies of
+		   such addresses are stale (dead frames' words). */
+		if (!in_code(c, a) ||
+		    !saved_context(w, (size_t)n, (size_t)i, base, top))
 			continue;
 		if (i < outer && !after_indirect_call(c, a) &&
 		    !before_the_check(c, a))
 			r->unsafe = true; /* resumes inside a record */
-		else if (i > outer && !in_copy(c, a) &&
-			 before_the_check(c, a))
-			r->reenter = true; /* resumes into the stub */
-		/* Elsewhere the blob's code past stub_entry runs inside
+		else if (i > outer && frameless(c, a)) {
+			/* resumes into the stub (its handler returns there) */
+			r->reenter = true;
+			r->reads |= reads_the_ring(c, a);
+		}
+		/* Elsewhere the blob's code (stub_call's) runs inside
 		   activations only: stale. */
 	}
 	free(w);
@@ -715,16 +768,17 @@ static void
 note_reach(const struct tracee *tc, const struct reach *re, bool *keep_ring,
 	   bool *keep_code)
 {
-	if (re->unknown || writes(re))
+	if (re->unknown || writes(re) || re->reads)
 		*keep_ring = true;
-	if (!re->unknown && !re->pc_in && !re->outer && !re->reenter)
+	if (!re->unknown && !inside(re))
 		return;
 	*keep_code = true;
 	ht_debug("thread %d: pc 0x%llx sp 0x%llx may still come back through "
-		 "the stub%s%s%s", (int)tc->tid, (unsigned long long)re->pc,
+		 "the stub%s%s%s%s", (int)tc->tid, (unsigned long long)re->pc,
 		 (unsigned long long)re->sp,
 		 re->unknown ? " (its stack is not known)" : "",
 		 re->outer ? " (inside the allocator)" : "",
+		 re->reenter ? " (a signal handler returns into it)" : "",
 		 writes(re) ? " (may still write a record)" : "");
 }
 
@@ -754,12 +808,14 @@ runners_of(struct tracer *t, struct tproc *p, const struct inline_proc *own,
 		reach_of(c, h, &maps, tc, &re);
 		/* A thread at a group-stop (not ours to run) or a zombie
 		   stays as it is; so do unknown stacks. */
-		if (re.unknown || (!re.pc_in && !re.outer) ||
-		    !tc->detach_injectable) {
+		if (re.unknown || !inside(&re) || !tc->detach_injectable) {
 			note_reach(tc, &re, keep_ring, keep_code);
 			u64map_put(settled, (uint64_t)tc->tid, 1);
 			continue;
 		}
+		if (re.reenter)
+			ht_debug("thread %d: a signal handler on its stack "
+				 "returns into the inline stub", (int)tc->tid);
 		ht_xgrow((void **)rs, &cap, *n + 1, sizeof(**rs));
 		(*rs)[(*n)++] = (struct runner){ .tc = tc };
 		writing += writes(&re);
@@ -830,12 +886,12 @@ look(const struct code *c, const struct ring_header *h, pid_t pid,
 			continue;
 		struct reach re;
 		reach_of(c, h, &maps, r->tc, &re);
-		if (r->out && (re.unknown || (!re.pc_in && !re.outer)))
+		if (r->out && (re.unknown || !inside(&re)))
 			continue;
 		r->out = false;
 		if (re.unknown)
 			r->stuck = true;
-		else if (!re.pc_in && !re.outer)
+		else if (!inside(&re))
 			r->out = true; /* for good once passing: no way in */
 		else {
 			(*left)++;

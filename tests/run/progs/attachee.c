@@ -24,21 +24,35 @@
    unknown          as alloc, with two blocks made before "ready" (500 and
                     700 bytes): after alloc_three the first is freed and
                     the second realloc'd to 1500 bytes (in touch_old).
+   signals          two threads malloc, check and free small blocks in a
+                    loop while a third sends each a SIGUSR1 about every
+                    50 us, whose handler mallocs, checks and frees 300
+                    blocks itself (unless it interrupted libc: glibc's
+                    malloc is not async-signal-safe), until end of input
+                    on stdin: a thread is nearly always in its handler,
+                    interrupted as often as not inside an allocator call
+                    (in the inline stub, attached); exit 0 when every
+                    check passed and every thread's handler allocated,
+                    1 otherwise.
 
    Built with ATTACHEE_OWN_MALLOC, the executable defines malloc and free
    itself, forwarding to glibc's __libc_malloc and __libc_free: heaptrace
    then patches code both in the executable and in libc, too far apart
    for one scratch page to serve both (as with redis, whose jemalloc is
    in its executable). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define THREADS 4
@@ -320,6 +334,143 @@ run_alloc(int unknown)
 	return 0;
 }
 
+/* One block of 8 to 207 bytes through malloc, its bytes checked before
+   the free. */
+static void
+churn(unsigned seed)
+{
+	size_t n = 8 + seed % 200;
+	unsigned char *p = malloc(n);
+	if (!p) {
+		fail("attachee: malloc failed\n");
+		return;
+	}
+	fill(p, n, seed);
+	if (!check(p, n, seed))
+		fail("attachee: a block changed\n");
+	free(p);
+}
+
+static volatile sig_atomic_t handled[2];
+static volatile pid_t churner_tid[2];
+static uintptr_t libc_lo, libc_hi; /* the code of malloc's library */
+
+/* [*LO, *HI): the executable mapping that holds ADDR. */
+static int
+code_around(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	int found = 0;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perms[5];
+		if (sscanf(line, "%lx-%lx %4s", &a, &b, perms) == 3 &&
+		    perms[2] == 'x' && addr >= a && addr < b) {
+			*lo = a;
+			*hi = b;
+			found = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* glibc's malloc is not async-signal-safe (its per-thread cache is
+   updated in steps), so the handler allocates only when the thread was
+   interrupted outside libc's code: in the program, in the inline stub
+   (what this mode is for), or in a trampoline. */
+static void
+on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	uintptr_t pc = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	if (pc >= libc_lo && pc < libc_hi)
+		return;
+	int saved = errno;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	for (unsigned i = 0; i < 300; i++)
+		churn(i * 13 + 7);
+	handled[tid == churner_tid[1]] = 1;
+	errno = saved;
+}
+
+static void *
+churner(void *arg)
+{
+	unsigned who = (unsigned)(uintptr_t)arg;
+	/* Every size the handler takes has been freed once: glibc's
+	   per-thread cache made and never empty for it, so that a handler
+	   never needs the arena lock that the call it interrupted may
+	   hold. */
+	for (unsigned seed = 0; seed < 200; seed++)
+		churn(seed);
+	churner_tid[who] = (pid_t)syscall(SYS_gettid);
+	/* one byte checked: most of the time in the allocator's calls */
+	for (unsigned seed = who; !stop; seed++) {
+		unsigned char *p = malloc(8 + seed % 200);
+		if (!p) {
+			fail("attachee: malloc failed\n");
+			continue;
+		}
+		*(volatile unsigned char *)p = (unsigned char)seed;
+		if (*(volatile unsigned char *)p != (unsigned char)seed)
+			fail("attachee: a block changed\n");
+		free(p);
+	}
+	return NULL;
+}
+
+static void *
+signaller(void *arg)
+{
+	(void)arg;
+	struct timespec gap = { .tv_nsec = 50000 };
+	while (!stop) {
+		for (int k = 0; k < 2; k++)
+			if (churner_tid[k])
+				syscall(SYS_tgkill, getpid(), churner_tid[k],
+					SIGUSR1);
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
+static int
+run_signals(void)
+{
+	if (!code_around((uintptr_t)dlsym(RTLD_DEFAULT, "malloc"), &libc_lo,
+			 &libc_hi)) {
+		fail("attachee: malloc's code not found in /proc/self/maps\n");
+		return 2;
+	}
+	struct sigaction sa = { .sa_sigaction = on_usr1,
+				.sa_flags = SA_RESTART | SA_SIGINFO };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	pthread_t th[3];
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, churner, (void *)(uintptr_t)i))
+			return 3;
+	if (pthread_create(&th[2], NULL, signaller, NULL))
+		return 3;
+	say("ready\n");
+	for (;;) {
+		char c;
+		ssize_t n = read(0, &c, 1);
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+	stop = 1;
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	if (!handled[0] || !handled[1])
+		fail("attachee: a thread's handler never ran\n");
+	return failed;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -340,7 +491,9 @@ main(int argc, char **argv)
 		return run_alloc(0);
 	if (argc >= 2 && !strcmp(argv[1], "unknown"))
 		return run_alloc(1);
+	if (argc >= 2 && !strcmp(argv[1], "signals"))
+		return run_signals();
 	fail("usage: attachee threads SECONDS | crowded | read | sleep MS | "
-	     "alloc | unknown\n");
+	     "alloc | unknown | signals\n");
 	return 2;
 }

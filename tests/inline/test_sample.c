@@ -199,6 +199,50 @@ test_set_sizing(void)
 	}
 }
 
+/* A fork child's copy of its parent's set: bucket for bucket when both
+   rings sample at one interval, key by key when their sizes differ;
+   either way every key is found once in the child, its counts right. */
+static void
+test_set_copy(void)
+{
+	uint64_t child_interval[] = { 8 << 10, 512 << 10, 64 << 20 };
+	for (int c = 0; c < 3; c++) {
+		struct tracer_ring *src, *dst;
+		if (tracer_ring_new(1 << 16, 8, 4, 8, 0, &src) ||
+		    tracer_ring_new(1 << 16, 8, 4, 8, 0, &dst)) {
+			fprintf(stderr, "tracer_ring_new failed\n");
+			exit(EXIT_HARNESS);
+		}
+		tracer_ring_sampling_set(src, 8 << 10, 1, 0);
+		tracer_ring_sampling_set(dst, child_interval[c], 1, 1);
+		uint32_t ss, ds;
+		struct sample_bucket *s = tracer_ring_sample_set(src, &ss);
+		int in = 0;
+		for (uint64_t i = 0; i < 2000; i++)
+			in += sample_set_insert(s, ss, 0x7f0000001000 +
+							       i * 0x1230) == 0;
+		tracer_ring_sample_set_copy(dst, src);
+		struct sample_bucket *d = tracer_ring_sample_set(dst, &ds);
+		int found = 0;
+		for (uint64_t i = 0; i < 2000; i++)
+			found += sample_set_remove(d, ds, 0x7f0000001000 +
+								  i * 0x1230);
+		uint64_t left = 0;
+		uint8_t *homed = sample_set_homed(d, ds);
+		for (uint64_t i = 0; i < (1ULL << (64 - ds)); i++)
+			left += homed[i];
+		CHECK(in == 2000 && found == 2000 && left == 0 &&
+			      !(tracer_ring_header(dst)->flags &
+				RING_F_SET_FULL),
+		      "child at %llu (shift %u from %u): %d of %d keys found, "
+		      "%llu counts left",
+		      (unsigned long long)child_interval[c], ds, ss, found, in,
+		      (unsigned long long)left);
+		tracer_ring_free(src);
+		tracer_ring_free(dst);
+	}
+}
+
 /* ---- The stub sampling ---- */
 
 enum { IX_MALLOC, IX_FREE, IX_REALLOC, IX_CALLOC, IX_NEW, IX_MEMALIGN,
@@ -821,6 +865,7 @@ main(void)
 	test_streams();
 	test_set();
 	test_set_sizing();
+	test_set_copy();
 	test_stub_small();
 	test_stub_big();
 	test_stub_realloc();

@@ -166,6 +166,83 @@ test_set(void)
 	free(b);
 }
 
+/* The set's size follows the interval: room at half its slots for the
+   keys of a 4 GiB heap (4 GiB / interval), between 512 and 2^15
+   buckets. */
+static void
+test_set_sizing(void)
+{
+	static const struct {
+		uint64_t interval;
+		uint32_t shift;
+	} want[] = {
+		{ 0, 49 },         { 1, 49 },         { 64 << 10, 49 },
+		{ 128 << 10, 50 }, { 256 << 10, 51 }, { 512 << 10, 52 },
+		{ 1 << 20, 53 },   { 2 << 20, 54 },   { 4 << 20, 55 },
+		{ 1ULL << 30, 55 }, { SAMPLE_INTERVAL_MAX, 55 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		CHECK(sample_set_shift_for(want[i].interval) == want[i].shift,
+		      "interval %llu: shift %u, not %u",
+		      (unsigned long long)want[i].interval,
+		      sample_set_shift_for(want[i].interval), want[i].shift);
+	/* The home is masked to the set: every home of a small set is in
+	   it, and a key's home in a set of 2^k buckets is its home in the
+	   largest one, masked. */
+	for (uint64_t a = 0x10000; a < 0x10000 + 4096 * 16; a += 16) {
+		uint64_t big = sample_set_home(a, 49);
+		if (sample_set_home(a, 55) != (big & 511) ||
+		    sample_set_home(a, 52) != (big & 4095)) {
+			CHECK(0, "home of %#llx", (unsigned long long)a);
+			break;
+		}
+	}
+}
+
+/* A fork child's copy of its parent's set: bucket for bucket when both
+   rings sample at one interval, key by key when their sizes differ;
+   either way every key is found once in the child, its counts right. */
+static void
+test_set_copy(void)
+{
+	uint64_t child_interval[] = { 8 << 10, 512 << 10, 64 << 20 };
+	for (int c = 0; c < 3; c++) {
+		struct tracer_ring *src, *dst;
+		if (tracer_ring_new(1 << 16, 8, 4, 8, 0, &src) ||
+		    tracer_ring_new(1 << 16, 8, 4, 8, 0, &dst)) {
+			fprintf(stderr, "tracer_ring_new failed\n");
+			exit(EXIT_HARNESS);
+		}
+		tracer_ring_sampling_set(src, 8 << 10, 1, 0);
+		tracer_ring_sampling_set(dst, child_interval[c], 1, 1);
+		uint32_t ss, ds;
+		struct sample_bucket *s = tracer_ring_sample_set(src, &ss);
+		int in = 0;
+		for (uint64_t i = 0; i < 2000; i++)
+			in += sample_set_insert(s, ss, 0x7f0000001000 +
+							       i * 0x1230) == 0;
+		tracer_ring_sample_set_copy(dst, src);
+		struct sample_bucket *d = tracer_ring_sample_set(dst, &ds);
+		int found = 0;
+		for (uint64_t i = 0; i < 2000; i++)
+			found += sample_set_remove(d, ds, 0x7f0000001000 +
+								  i * 0x1230);
+		uint64_t left = 0;
+		uint8_t *homed = sample_set_homed(d, ds);
+		for (uint64_t i = 0; i < (1ULL << (64 - ds)); i++)
+			left += homed[i];
+		CHECK(in == 2000 && found == 2000 && left == 0 &&
+			      !(tracer_ring_header(dst)->flags &
+				RING_F_SET_FULL),
+		      "child at %llu (shift %u from %u): %d of %d keys found, "
+		      "%llu counts left",
+		      (unsigned long long)child_interval[c], ds, ss, found, in,
+		      (unsigned long long)left);
+		tracer_ring_free(src);
+		tracer_ring_free(dst);
+	}
+}
+
 /* ---- The stub sampling ---- */
 
 enum { IX_MALLOC, IX_FREE, IX_REALLOC, IX_CALLOC, IX_NEW, IX_MEMALIGN,
@@ -465,6 +542,83 @@ test_stub_full(void)
 	env_fini();
 }
 
+/* A ring sampling at 512 KiB has a set of 4096 buckets (its counts 4
+   KiB), the descriptors the stub reads say so, and the stub finds the
+   blocks there. */
+static void
+test_stub_set_size(void)
+{
+	start(512 << 10, 8);
+	CHECK(env.h->set_shift == 52, "shift %u", env.h->set_shift);
+	CHECK(env.h->set_homed_off == env.h->set_off + 64 * 4096,
+	      "counts at %llu",
+	      (unsigned long long)(env.h->set_homed_off - env.h->set_off));
+	int ix[] = { IX_MALLOC, IX_FREE, IX_REALLOC, IX_CALLOC };
+	for (int i = 0; i < 4; i++)
+		CHECK(env.h->fns[ix[i]].set_home_mask == 4095 &&
+			      env.h->fns[ix[i]].set_homed_off ==
+				      env.h->set_homed_off,
+		      "descriptor %d: mask %#llx", ix[i],
+		      (unsigned long long)env.h->fns[ix[i]].set_home_mask);
+	/* The stub's free finds every sampled block at its masked home
+	   (homes beyond 4095 would read no count and pass them over). */
+	uint64_t blocks[200];
+	for (int i = 0; i < 200; i++)
+		blocks[i] = tramp1(IX_MALLOC, 512 << 10);
+	env_drain(0);
+	env_collect_reset();
+	for (int i = 0; i < 200; i++)
+		tramp1(IX_FREE, blocks[i]);
+	env_drain(0);
+	uint64_t freed = 0;
+	for (uint64_t i = 0; i < coll.n; i++)
+		freed += coll.v[i].ev.kind == HT_EV_FREE;
+	CHECK(freed == 200 && coll.n == 200, "%llu of 200 frees recorded",
+	      (unsigned long long)freed);
+	env_fini();
+}
+
+/* The smallest set (a large interval: 512 buckets, 3584 slots) fills
+   like the largest: the overflow comes past 60% of its slots, once, and
+   then every free is recorded; a sampled block freed after it is
+   recorded once. */
+static void
+test_stub_full_small(void)
+{
+	uint64_t big = 64ULL << 20;
+	start(big, 9);
+	CHECK(env.h->set_shift == 55, "shift %u", env.h->set_shift);
+	uint64_t n = 0, first = 0;
+	while (!(env.h->flags & RING_F_SET_FULL) && n < 10000) {
+		uint64_t p = tramp1(IX_MALLOC, big);
+		if (!first)
+			first = p;
+		if (++n % 1000 == 0) {
+			env_drain(0);
+			env_collect_reset();
+		}
+	}
+	env_drain(0);
+	env_collect_reset();
+	CHECK(env.h->flags & RING_F_SET_FULL, "no overflow in %llu blocks",
+	      (unsigned long long)n);
+	CHECK(n - 1 > 3584 * 6 / 10 && n - 1 <= 3584,
+	      "the set of 3584 slots held %llu blocks",
+	      (unsigned long long)(n - 1));
+	CHECK(env.h->stats.set_full == 1, "%llu overflows counted",
+	      (unsigned long long)env.h->stats.set_full);
+	tramp1(IX_FREE, first);
+	tramp1(IX_FREE, 0x1000);
+	env_drain(0);
+	CHECK(coll.n == 2 && coll.v[0].ev.kind == HT_EV_FREE &&
+		      coll.v[0].ev.addr == first &&
+		      coll.v[1].ev.kind == HT_EV_FREE &&
+		      coll.v[1].ev.addr == 0x1000,
+	      "both frees recorded once the set is full (%llu records)",
+	      (unsigned long long)coll.n);
+	env_fini();
+}
+
 /* ---- The lean path (stub_lean) ---- */
 
 /* This thread's entry in the thread table. */
@@ -710,10 +864,14 @@ main(void)
 	test_take();
 	test_streams();
 	test_set();
+	test_set_sizing();
+	test_set_copy();
 	test_stub_small();
 	test_stub_big();
 	test_stub_realloc();
 	test_stub_full();
+	test_stub_set_size();
+	test_stub_full_small();
 	test_stub_seed();
 	test_lean_internal();
 	test_lean_sizes();

@@ -45,10 +45,10 @@ struct tracer_ring {
 #define COMMIT_SLEEP_NS 20000
 /* Bytes ahead of the tail fetched early: a few records. */
 #define PREFETCH_AHEAD 512
-/* Buckets of the sampled-address set (sample.h): 2 MiB of the ring's
-   file, memory only where keys were written, room for 229 376 blocks
-   sampled and live at once (at 512 KiB, a heap of over 100 GiB). */
-#define SAMPLE_SET_SHIFT RING_SET_SHIFT
+/* Room in the ring's file for the largest sampled-address set
+   (sample.h): 2 MiB, memory only where keys were written; the set used
+   is sized by the interval (tracer_ring_sampling_set). */
+#define SAMPLE_SET_SHIFT RING_SET_SHIFT_MIN
 
 static bool
 is_pow2(uint64_t x)
@@ -181,6 +181,15 @@ tracer_ring_new(uint64_t size, uint32_t thread_cap, uint32_t thread_max,
 				  stack_copy, out);
 }
 
+/* The sampled-address set of H: 2^(64 - SHIFT) buckets at its set_off. */
+static void
+set_size(struct ring_header *h, uint32_t shift)
+{
+	h->set_shift = shift;
+	h->set_homed_off = h->set_off + ((uint64_t)sizeof(struct sample_bucket)
+					 << (64 - shift));
+}
+
 int
 tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 		   uint32_t thread_max, uint32_t rule_cap, uint32_t stack_copy,
@@ -235,9 +244,7 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	h->rule_cap = rule_cap;
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
 	h->set_off = set_off;
-	h->set_shift = SAMPLE_SET_SHIFT;
-	h->set_homed_off = set_off + ((uint64_t)sizeof(struct sample_bucket)
-				      << (64 - SAMPLE_SET_SHIFT));
+	set_size(h, SAMPLE_SET_SHIFT);
 	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
@@ -346,6 +353,7 @@ tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 		.size_mul = mul,
 		.sample_interval = r->h->sample_interval,
 		.set_homed_off = r->h->set_homed_off,
+		.set_home_mask = sample_set_mask(r->h->set_shift),
 	};
 	return 0;
 }
@@ -359,6 +367,7 @@ tracer_ring_sampling_set(struct tracer_ring *r, uint64_t interval,
 	r->sample_seed = seed;
 	r->sample_proc = proc;
 	r->h->sample_interval = interval;
+	set_size(r->h, sample_set_shift_for(interval));
 	return 0;
 }
 
@@ -369,17 +378,30 @@ tracer_ring_sample_set(struct tracer_ring *r, uint32_t *shift)
 	return (struct sample_bucket *)((uint8_t *)r->h + r->h->set_off);
 }
 
-void
-tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
+/* Insert every key of the set S (2^(64 - SS) buckets) into D (2^(64 -
+   DS)), D empty, the sets of different sizes; FLAGS gets RING_F_SET_FULL if one has
+   no room. */
+static void
+set_copy_keys(struct sample_bucket *d, uint32_t ds,
+	      const struct sample_bucket *s, uint32_t ss, uint32_t *flags)
 {
-	uint32_t ds, ss;
-	struct sample_bucket *d = tracer_ring_sample_set(dst, &ds);
-	struct sample_bucket *s = tracer_ring_sample_set(src, &ss);
-	if (ds != ss)
-		return;
+	uint64_t n = 1ULL << (64 - ss);
+	for (uint64_t i = 0; i < n; i++)
+		for (unsigned w = 0; w < SAMPLE_SET_WAYS; w++)
+			if (s[i].key[w] &&
+			    sample_set_insert(d, ds, s[i].key[w]) < 0)
+				__atomic_fetch_or(flags, RING_F_SET_FULL,
+						  __ATOMIC_RELAXED);
+}
+
+/* Copy the set S into D, both of 2^(64 - SHIFT) buckets, D empty. */
+static void
+set_copy_same(struct sample_bucket *d, struct sample_bucket *s,
+	      uint32_t shift)
+{
 	/* Bucket by bucket, the empty ones left alone: they are holes in
 	   the child's file, and writing zeroes would make them memory. */
-	uint64_t n = 1ULL << (64 - ss);
+	uint64_t n = 1ULL << (64 - shift);
 	for (uint64_t i = 0; i < n; i++) {
 		const uint64_t *w = (const uint64_t *)&s[i];
 		for (unsigned j = 0; j < 8; j++) {
@@ -389,7 +411,20 @@ tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
 			}
 		}
 	}
-	memcpy(sample_set_homed(d, ds), sample_set_homed(s, ss), n);
+	memcpy(sample_set_homed(d, shift),
+	       sample_set_homed(s, shift), n);
+}
+
+void
+tracer_ring_sample_set_copy(struct tracer_ring *dst, struct tracer_ring *src)
+{
+	uint32_t ds, ss;
+	struct sample_bucket *d = tracer_ring_sample_set(dst, &ds);
+	struct sample_bucket *s = tracer_ring_sample_set(src, &ss);
+	if (ds != ss)
+		set_copy_keys(d, ds, s, ss, &dst->h->flags);
+	else
+		set_copy_same(d, s, ss);
 	__atomic_fetch_or(&dst->h->flags,
 			  __atomic_load_n(&src->h->flags, __ATOMIC_RELAXED) &
 				  RING_F_SET_FULL,

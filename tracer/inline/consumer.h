@@ -89,8 +89,9 @@ int tracer_ring_fn_set(struct tracer_ring *r, unsigned idx,
 
 /* Have stubs sample allocations every INTERVAL bytes on average (0: record
    every call), each thread drawing from its own stream of SEED for
-   process ordinal PROC (tracer/inline/sample.h). Before any thread entry
-   or descriptor is made. Returns 0 or -EINVAL. */
+   process ordinal PROC (tracer/inline/sample.h), the sampled-address set
+   sized for INTERVAL (sample_set_shift_for). Before any thread entry or
+   descriptor is made. Returns 0 or -EINVAL. */
 int tracer_ring_sampling_set(struct tracer_ring *r, uint64_t interval,
 			     uint64_t seed, uint32_t proc);
 

@@ -1114,10 +1114,13 @@ inline_report(struct tproc *p)
 	if (tracer_ring_header(p->inl->ring)->sample_interval)
 		ht_error("stats: process %d: sampling: %llu allocations "
 			 "passed over in the target, %llu records; %llu "
-			 "sampled blocks the address set had no room for%s",
+			 "sampled blocks the address set (%llu buckets) had "
+			 "no room for%s",
 			 (int)p->pid, (unsigned long long)st.sample_skipped,
 			 (unsigned long long)st.records,
 			 (unsigned long long)hs->set_full,
+			 1ULL << (64 - tracer_ring_header(p->inl->ring)
+						->set_shift),
 			 hs->set_full ? " (every free recorded since)" : "");
 }
 

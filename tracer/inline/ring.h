@@ -23,9 +23,10 @@
 			      every free is recorded from then on */
 
 #define RING_MAX_FNS 48     /* descriptors; a trampoline's index is below */
-/* The sampled-address set's shift: 2^15 buckets (tracer/inline/sample.h).
-   Fixed, so that stub_entry's fast free needs no shift count. */
-#define RING_SET_SHIFT 49
+/* The largest sampled-address set, the room a ring's file keeps for it:
+   2^15 buckets (tracer/inline/sample.h); tracer_ring_sampling_set sizes
+   the set by the interval within it (sample_set_shift_for). */
+#define RING_SET_SHIFT_MIN 49
 #define RING_HDR_FIXED 4096 /* bytes before the thread table */
 /* Most segments of the thread table: segment S holds THREAD_CAP << S
    entries, so 24 of them hold more threads than a process can have. */
@@ -79,11 +80,11 @@ struct ring_fn {
 			     reallocarray), RING_NO_ARG: none */
 	uint16_t pad;
 	uint64_t sample_interval; /* the header's, copied here (0 for
-				     hooks), with SET_HOMED_OFF: what a
-				     sampling call reads is on its
-				     descriptor's line */
+				     hooks), with SET_HOMED_OFF and
+				     SET_HOME_MASK: what a sampling call
+				     reads is on its descriptor's line */
 	uint64_t set_homed_off;
-	uint64_t pad2;
+	uint64_t set_home_mask; /* sample_set_mask(the header's set_shift) */
 };
 
 #define RING_NO_ARG 0xffu
@@ -192,7 +193,8 @@ struct ring_header {
 				   before it is answered too */
 	uint64_t sample_interval; /* --sampling-interval; 0: every call */
 	uint64_t set_off;       /* offset of the sampled-address set */
-	uint32_t set_shift;     /* 64 - log2(its buckets): RING_SET_SHIFT */
+	uint32_t set_shift;     /* 64 - log2(its buckets), at least
+				   RING_SET_SHIFT_MIN */
 	uint32_t pad4;
 	uint64_t set_homed_off; /* offset of the set's counts (sample.h) */
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then

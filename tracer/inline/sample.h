@@ -173,6 +173,43 @@ struct sample_bucket {
 
 _Static_assert(sizeof(struct sample_bucket) == 64, "one line per bucket");
 
+/* A home is read from the hash's bits SAMPLE_SET_HASH_SHIFT and up,
+   masked to the set's size: the shift is a constant, so the stub's free
+   of an unsampled block needs only one more instruction (an and with the
+   mask on its descriptor's line) to use a set of any size up to
+   2^(64 - SAMPLE_SET_HASH_SHIFT) buckets, the largest a ring's file
+   holds. A set of 2^(64 - SHIFT) buckets has SHIFT >= this. */
+#define SAMPLE_SET_HASH_SHIFT 49u
+#define SAMPLE_SET_SHIFT_FLOOR 55u /* the smallest set: 512 buckets */
+
+/* The heap a sampled set is sized for: live sampled keys are about
+   (heap in blocks below the interval) / interval, plus every block of at
+   least the interval, whose number is at most (heap in those blocks) /
+   interval; so a heap of this many bytes gives at most this / interval
+   keys, whatever its mix. */
+#define SAMPLE_SET_HEAP_BUDGET (4ULL << 30)
+
+/* The shift of the set for sampling at INTERVAL (0: exact mode, the
+   largest set): room for the keys of a SAMPLE_SET_HEAP_BUDGET heap at
+   half the slots (a chain of SAMPLE_SET_CHAIN buckets then essentially
+   never fills), in a power of two of buckets between 2^(64 -
+   SAMPLE_SET_SHIFT_FLOOR) and 2^(64 - SAMPLE_SET_HASH_SHIFT). Why not
+   always the largest: the free of an unsampled block reads the count
+   byte at a random home, and a count table as small as the set may be
+   stays in the L1 cache (4 KiB at 512 KiB, where 32 KiB did not). */
+static inline uint32_t
+sample_set_shift_for(uint64_t interval)
+{
+	if (!interval)
+		return SAMPLE_SET_HASH_SHIFT;
+	uint64_t slots = 2 * (SAMPLE_SET_HEAP_BUDGET / interval);
+	uint32_t shift = SAMPLE_SET_SHIFT_FLOOR;
+	while (shift > SAMPLE_SET_HASH_SHIFT &&
+	       ((uint64_t)SAMPLE_SET_WAYS << (64 - shift)) < slots)
+		shift--;
+	return shift;
+}
+
 /* Bytes of a set of 2^(64 - SHIFT) buckets: the buckets, then their
    counts. */
 static inline uint64_t
@@ -188,11 +225,20 @@ sample_set_homed(struct sample_bucket *b, uint32_t shift)
 	return (uint8_t *)(b + (1ULL << (64 - shift)));
 }
 
+/* The mask of a home in a set of 2^(64 - SHIFT) buckets. */
+static inline uint64_t
+sample_set_mask(uint32_t shift)
+{
+	return (~0ULL) >> shift;
+}
+
 /* ADDR's home bucket in a set of 2^(64 - SHIFT) buckets. */
 static inline uint64_t
 sample_set_home(uint64_t addr, uint32_t shift)
 {
-	return ((addr >> 4) * 0x9e3779b97f4a7c15ULL) >> shift;
+	return (((addr >> 4) * 0x9e3779b97f4a7c15ULL) >>
+		SAMPLE_SET_HASH_SHIFT) &
+	       sample_set_mask(shift);
 }
 
 /* Insert ADDR (not 0) into the set B of 2^(64 - SHIFT) buckets. Returns
@@ -200,7 +246,7 @@ sample_set_home(uint64_t addr, uint32_t shift)
 static inline int
 sample_set_insert(struct sample_bucket *b, uint32_t shift, uint64_t addr)
 {
-	uint64_t mask = (~0ULL) >> shift;
+	uint64_t mask = sample_set_mask(shift);
 	uint64_t home = sample_set_home(addr, shift), i = home;
 	uint8_t *homed = sample_set_homed(b, shift);
 	/* Counted first: a lookup of ADDR, which follows this insert, must
@@ -239,7 +285,7 @@ sample_set_may_hold(struct sample_bucket *b, uint32_t shift, uint64_t addr)
 static inline int
 sample_set_remove(struct sample_bucket *b, uint32_t shift, uint64_t addr)
 {
-	uint64_t mask = (~0ULL) >> shift;
+	uint64_t mask = sample_set_mask(shift);
 	uint64_t home = sample_set_home(addr, shift), i = home;
 	uint8_t *homed = sample_set_homed(b, shift);
 	if (__builtin_expect(!__atomic_load_n(&homed[home], __ATOMIC_ACQUIRE),

@@ -38,6 +38,7 @@ extern const uint8_t stub_blob_end[] HIDDEN;
 #define OFF_FN_CLS 34
 #define OFF_FN_INTERVAL 40
 #define OFF_FN_HOMED 48
+#define OFF_FN_MASK 56
 #define OFF_FN_OBJ_LO 16
 #define OFF_FN_OBJ_HI 24
 #define OFF_FN_SIZE_ARGS 36
@@ -63,6 +64,9 @@ _Static_assert(__builtin_offsetof(struct ring_fn, sample_interval) ==
 _Static_assert(__builtin_offsetof(struct ring_fn, set_homed_off) ==
 		       OFF_FN_HOMED,
 	       "set_homed_off");
+_Static_assert(__builtin_offsetof(struct ring_fn, set_home_mask) ==
+		       OFF_FN_MASK,
+	       "set_home_mask");
 _Static_assert(__builtin_offsetof(struct ring_fn, obj_lo) == OFF_FN_OBJ_LO &&
 		       __builtin_offsetof(struct ring_fn, obj_hi) ==
 			       OFF_FN_OBJ_HI &&
@@ -93,7 +97,8 @@ _Static_assert(RING_CLASS_ALLOC == 0 && RING_NO_ARG == 0xff,
 _Static_assert(RING_CLASS_FREE == 1 && RING_F_PASS == 1 &&
 		       RING_F_SET_FULL == 4 &&
 		       RING_CONSUMER_TID == 0x3fffffff &&
-		       RING_CONSUMER_DIED == 0x40000000 && RING_SET_SHIFT == 49,
+		       RING_CONSUMER_DIED == 0x40000000 &&
+		       SAMPLE_SET_HASH_SHIFT == 49,
 	       "the constants stub_fast uses");
 #define STR(x) #x
 #define XSTR(x) STR(x)
@@ -105,7 +110,8 @@ _Static_assert(RING_CLASS_FREE == 1 && RING_F_PASS == 1 &&
    and r11 only, which a call may clobber: ring_recording and the set not
    overflowed on the header's first line, the free's descriptor, which
    holds what else it needs, the count at the block's home in the
-   sampled-address set, sample.h's sample_set_may_hold); pushing and
+   sampled-address set, sample.h's sample_set_may_hold, the home masked
+   to the set's size by the descriptor's copy of the mask); pushing and
    popping the frame was half of such a free's cost. An allocation goes
    to stub_lean (below), everything else on to stub_entry (its own
    symbol: detaching reads its pushes), r11 as it came. stub_entry pushes struct stub_frame (rsp is 16-byte aligned
@@ -159,6 +165,7 @@ __asm__(
 	"	shrq	$4, %r11\n"
 	"	imulq	stub_golden(%rip), %r11\n"
 	"	shrq	$49, %r11\n"
+	"	andq	" XSTR(OFF_FNS) " + " XSTR(OFF_FN_MASK) "(%rax,%r10), %r11\n"
 	"	addq	" XSTR(OFF_FNS) " + " XSTR(OFF_FN_HOMED) "(%rax,%r10), %r11\n"
 	"	cmpb	$0, (%rax,%r11)\n"
 	"	jne	3f\n"

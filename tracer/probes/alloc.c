@@ -137,7 +137,7 @@ free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 		.kind = HT_EV_FREE, .fn = pr->fn, .addr = ptr,
 	};
 	/* Sampling: only a sampled block's free is reported. */
-	if (!t->opt->sampling_interval || sampled_forget(tc->proc, ptr))
+	if (!t->opt->sampling_interval || sampled_forget(t, tc->proc, ptr))
 		emit(t, tc, &ev, regs->rsp);
 	if (!hold)
 		return 0;
@@ -159,7 +159,7 @@ sample_entry(struct tracer *t, struct tracee *tc, struct pending_call *pc)
 		       pc->fn == HT_FN_REALLOCARRAY;
 	pc->sampling = true;
 	pc->old_sampled = realloc && pc->args[0] &&
-			  sampled_forget(tc->proc, pc->args[0]);
+			  sampled_forget(t, tc->proc, pc->args[0]);
 	pc->sample = realloc && !size ? 0 : sampled_take(t, tc, size);
 	return pc->sample || pc->old_sampled;
 }
@@ -261,9 +261,9 @@ sample_settle(struct tracer *t, struct tracee *tc,
 		return false;
 	bool failed = ev->kind == HT_EV_REALLOC && !ev->addr && ev->size;
 	if (failed && pc->old_sampled)
-		sampled_insert(tc->proc, ev->old_addr);
+		sampled_insert(t, tc->proc, ev->old_addr);
 	if (pc->sample && ev->addr)
-		sampled_insert(tc->proc, ev->addr);
+		sampled_insert(t, tc->proc, ev->addr);
 	return sample_return(t, pc, ev);
 }
 

@@ -76,11 +76,11 @@ uint64_t sampled_call_size(enum ht_alloc_fn fn, const uint64_t args[3]);
 /* TC's sampling decision for an allocation of SIZE bytes (sample.h's
    sample_take: 0 not sampled, else its SAMPLE byte). */
 uint32_t sampled_take(struct tracer *t, struct tracee *tc, uint64_t size);
-/* Remember the sampled block ADDR (0: nothing) of P. */
-void sampled_insert(struct tproc *p, uint64_t addr);
-/* Whether the free of ADDR in P is to be reported: ADDR was sampled (and
-   is forgotten now), or P's set overflowed once. */
-bool sampled_forget(struct tproc *p, uint64_t addr);
+/* Remember the sampled block ADDR (0: nothing) of P, sampled by T. */
+void sampled_insert(const struct tracer *t, struct tproc *p, uint64_t addr);
+/* Whether the free of ADDR in P, sampled by T, is to be reported: ADDR
+   was sampled (and is forgotten now), or P's set overflowed once. */
+bool sampled_forget(const struct tracer *t, struct tproc *p, uint64_t addr);
 /* The bytes a block of SIZE bytes with SAMPLE byte K stands for. */
 uint64_t sampled_weight(const struct tracer *t, uint32_t k, uint64_t size);
 

@@ -14,17 +14,16 @@
 #include "tracer/inline/ring.h"
 #include "tracer/inline/sample.h"
 
-/* Buckets of a set the tracer keeps itself: as many as a ring's. */
-#define OWN_SET_SHIFT (64 - 15)
-
 /* Streams of the ptrace path are drawn apart from the stubs' (a thread
    whose calls go both ways has one of each). */
 #define PTRACE_STREAM 0x70747261636531ULL
 
 /* P's set, its shift in *SHIFT, and the word of its overflow flag
-   (RING_F_SET_FULL) in *FULL. */
+   (RING_F_SET_FULL) in *FULL; one the tracer keeps itself is sized for
+   T's interval as a ring's is. */
 static struct sample_bucket *
-set_of(struct tproc *p, uint32_t *shift, uint32_t **full)
+set_of(const struct tracer *t, struct tproc *p, uint32_t *shift,
+       uint32_t **full)
 {
 	struct sample_bucket *b = inline_sample_set(p, shift);
 	if (b) {
@@ -32,8 +31,9 @@ set_of(struct tproc *p, uint32_t *shift, uint32_t **full)
 		return b;
 	}
 	if (!p->sampled) {
-		p->sampled_shift = OWN_SET_SHIFT;
-		p->sampled = ht_xcalloc(1, sample_set_bytes(OWN_SET_SHIFT));
+		p->sampled_shift =
+			sample_set_shift_for(t->opt->sampling_interval);
+		p->sampled = ht_xcalloc(1, sample_set_bytes(p->sampled_shift));
 	}
 	*shift = p->sampled_shift;
 	*full = &p->sampled_full;
@@ -76,19 +76,19 @@ sampled_take(struct tracer *t, struct tracee *tc, uint64_t size)
 }
 
 void
-sampled_insert(struct tproc *p, uint64_t addr)
+sampled_insert(const struct tracer *t, struct tproc *p, uint64_t addr)
 {
 	uint32_t shift, *full;
-	struct sample_bucket *b = set_of(p, &shift, &full);
+	struct sample_bucket *b = set_of(t, p, &shift, &full);
 	if (addr && sample_set_insert(b, shift, addr) < 0)
 		__atomic_fetch_or(full, RING_F_SET_FULL, __ATOMIC_RELAXED);
 }
 
 bool
-sampled_forget(struct tproc *p, uint64_t addr)
+sampled_forget(const struct tracer *t, struct tproc *p, uint64_t addr)
 {
 	uint32_t shift, *full;
-	struct sample_bucket *b = set_of(p, &shift, &full);
+	struct sample_bucket *b = set_of(t, p, &shift, &full);
 	return sample_set_remove(b, shift, addr) ||
 	       (__atomic_load_n(full, __ATOMIC_RELAXED) & RING_F_SET_FULL);
 }

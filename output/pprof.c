@@ -135,24 +135,13 @@ site_first_frame(const struct sites_site *s)
 	return i < s->n_frames ? i : 0;
 }
 
-/* The blocks BYTES of site S stand for in a sampled profile: the .sites
-   file's block counts are of the sampled blocks, but its calls and bytes
-   are estimates, so the live bytes are taken at the site's mean block
-   size (allocated / calls), as jemalloc's reports do; exact when a site
-   allocates one size. */
-static int64_t
-estimated_blocks(const struct sites_site *s, uint64_t bytes)
-{
-	if (!s->allocated)
-		return 0;
-	return (int64_t)((double)bytes * (double)s->calls /
-			 (double)s->allocated + 0.5);
-}
-
+/* A sampled profile's block counts are estimates already (each sampled
+   block counted as the weight / size blocks it stands for), closer than
+   the site's bytes at its mean block size: a site whose live blocks are
+   not of the size it mostly allocates (a realloc chain) is right too. */
 static void
 sites_samples(struct pprof_job *j, long at)
 {
-	bool sampled = j->sites.has_sampling;
 	for (size_t i = 0; i < j->sites.n_sites; i++) {
 		const struct sites_site *s = &j->sites.sites[i];
 		int64_t v[N_VALUES] = {
@@ -160,14 +149,10 @@ sites_samples(struct pprof_job *j, long at)
 			[V_ALLOC_SPACE] = (int64_t)s->allocated,
 		};
 		if (at == PPROF_AT_PEAK) {
-			v[V_INUSE_OBJECTS] = sampled
-				? estimated_blocks(s, s->peak)
-				: (int64_t)s->peak_blocks;
+			v[V_INUSE_OBJECTS] = (int64_t)s->peak_blocks;
 			v[V_INUSE_SPACE] = (int64_t)s->peak;
 		} else if (at == PPROF_AT_END) {
-			v[V_INUSE_OBJECTS] = sampled
-				? estimated_blocks(s, s->leaked)
-				: (int64_t)s->leaked_blocks;
+			v[V_INUSE_OBJECTS] = (int64_t)s->leaked_blocks;
 			v[V_INUSE_SPACE] = (int64_t)s->leaked;
 		}
 		size_t n = site_locations(j, s, site_first_frame(s));

@@ -150,29 +150,34 @@ stats_of(struct site_table *st, uint32_t site)
 	return age ? &st->stats[age] : NULL;
 }
 
-/* LIVE changes by D bytes and DB blocks. */
+/* LIVE changes by D bytes and DB blocks, standing for DEST blocks. */
 static void
 live_change(struct site_table *st, struct site_stats *s, int64_t d,
-	    int64_t db)
+	    int64_t db, double dest)
 {
 	if (s->peak_epoch != st->peak_epoch) {
 		s->peak_live = s->live;
 		s->peak_live_blocks = s->live_blocks;
+		s->peak_live_blocks_est = s->live_blocks_est;
 		s->peak_epoch = st->peak_epoch;
 	}
 	s->live += (uint64_t)d;
 	s->live_blocks += (uint64_t)db;
+	/* with no block left the estimate is 0 exactly, whatever rounding
+	   the sums of fractions left behind */
+	s->live_blocks_est = s->live_blocks ? s->live_blocks_est + dest : 0;
 }
 
 void
-site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes)
+site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes,
+		 double blocks)
 {
 	struct site_stats *s = stats_of(st, site);
 	if (!s)
 		return;
 	s->calls++;
 	s->allocated += bytes;
-	live_change(st, s, (int64_t)bytes, 1);
+	live_change(st, s, (int64_t)bytes, 1, blocks);
 }
 
 void
@@ -184,19 +189,22 @@ site_table_estimate(struct site_table *st, uint32_t site, double calls)
 }
 
 void
-site_table_release(struct site_table *st, uint32_t site, uint64_t bytes)
+site_table_release(struct site_table *st, uint32_t site, uint64_t bytes,
+		   double blocks)
 {
 	struct site_stats *s = stats_of(st, site);
 	if (s)
-		live_change(st, s, -(int64_t)bytes, -1);
+		live_change(st, s, -(int64_t)bytes, -1, -blocks);
 }
 
 void
-site_table_temporary(struct site_table *st, uint32_t site)
+site_table_temporary(struct site_table *st, uint32_t site, double blocks)
 {
 	struct site_stats *s = stats_of(st, site);
-	if (s)
+	if (s) {
 		s->temporary++;
+		s->temporary_est += blocks;
+	}
 }
 
 void
@@ -262,6 +270,7 @@ thin_pick(struct site_table *st, size_t drop, bool *gone)
 	if (th->peak_epoch != st->peak_epoch) {
 		th->peak = th->peak_blocks = 0; /* a newer peak: they held
 						   nothing then */
+		th->peak_blocks_est = 0;
 		th->peak_epoch = st->peak_epoch;
 	}
 	for (size_t i = 0; i < drop; i++) {
@@ -272,8 +281,11 @@ thin_pick(struct site_table *st, size_t drop, bool *gone)
 		th->calls_est += s->calls_est;
 		th->allocated += s->allocated;
 		th->temporary += s->temporary;
+		th->temporary_est += s->temporary_est;
 		th->peak += site_table_peak_bytes(st, s);
-		th->peak_blocks += site_table_peak_blocks(st, s);
+		double est;
+		th->peak_blocks += site_table_peak_blocks(st, s, &est);
+		th->peak_blocks_est += est;
 	}
 	free(c);
 	return drop;
@@ -346,19 +358,20 @@ site_table_thin(struct site_table *st, uint32_t keep)
 }
 
 uint64_t
-site_table_thinned_peak(const struct site_table *st, uint64_t *blocks)
+site_table_thinned_peak(const struct site_table *st, uint64_t *blocks,
+			double *est)
 {
 	bool now = st->thinned.peak_epoch == st->peak_epoch;
 	*blocks = now ? st->thinned.peak_blocks : 0;
+	*est = now ? st->thinned.peak_blocks_est : 0;
 	return now ? st->thinned.peak : 0;
 }
 
 uint64_t
-site_table_peak_blocks(const struct site_table *st,
-		       const struct site_stats *s)
+site_table_peak_blocks(const struct site_table *st, const struct site_stats *s,
+		       double *est)
 {
-	if (!st->peak_epoch)
-		return s->live_blocks;
-	return s->peak_epoch == st->peak_epoch ? s->peak_live_blocks
-					       : s->live_blocks;
+	bool at_peak = st->peak_epoch && s->peak_epoch == st->peak_epoch;
+	*est = at_peak ? s->peak_live_blocks_est : s->live_blocks_est;
+	return at_peak ? s->peak_live_blocks : s->live_blocks;
 }

@@ -88,6 +88,9 @@ struct site_stats {
 	uint64_t live, live_blocks;
 	uint64_t peak_live;      /* LIVE when peak PEAK_EPOCH was taken */
 	uint64_t peak_live_blocks; /* LIVE_BLOCKS then */
+	/* The blocks those stand for (sampled: each block weight / size of
+	   them; exact: the counts themselves). */
+	double temporary_est, live_blocks_est, peak_live_blocks_est;
 };
 
 /* Sites merged away by thinning (site_table_thin): their figures summed. */
@@ -96,6 +99,7 @@ struct site_thinned {
 	uint64_t peak;           /* their live bytes at peak PEAK_EPOCH */
 	uint64_t peak_blocks;    /* and live blocks */
 	double calls_est;        /* sampled: the calls they stand for */
+	double temporary_est, peak_blocks_est; /* the blocks they stand for */
 	uint32_t peak_epoch;
 };
 /* Sites kept before the least significant are thinned out (engine.c). */
@@ -126,16 +130,21 @@ unsigned site_table_frames(const struct site_table *st, uint32_t site,
 			   uint64_t *out, unsigned max);
 /* SITE's rank in first-seen order (1 for the first stack), 0 if none. */
 uint32_t site_table_age(const struct site_table *st, uint32_t site);
-/* A call from SITE allocated BYTES, live from now on. */
-void site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes);
+/* A call from SITE allocated BYTES in a block standing for BLOCKS blocks
+   (1 in exact mode), live from now on. */
+void site_table_alloc(struct site_table *st, uint32_t site, uint64_t bytes,
+		      double blocks);
 /* SITE's allocation just counted stands for CALLS calls (sampled; 0 in
    exact mode, where nothing changes). */
 void site_table_estimate(struct site_table *st, uint32_t site, double calls);
-/* A block of SITE holding BYTES was released. */
+/* A block of SITE holding BYTES and standing for BLOCKS blocks (as it was
+   allocated) was released. */
 void site_table_release(struct site_table *st, uint32_t site,
-			uint64_t bytes);
-/* A block of SITE was freed by the next allocator call after its own. */
-void site_table_temporary(struct site_table *st, uint32_t site);
+			uint64_t bytes, double blocks);
+/* A block of SITE standing for BLOCKS blocks was freed by the next
+   allocator call after its own. */
+void site_table_temporary(struct site_table *st, uint32_t site,
+			  double blocks);
 /* A peak snapshot is taken now: every site's live bytes are its peak
    bytes until the next one. */
 void site_table_peak(struct site_table *st);
@@ -150,13 +159,14 @@ uint64_t site_table_peak_bytes(const struct site_table *st,
    forgotten); NULL when nothing could be dropped. The next thinning is
    due KEEP sites from now (ST->thin_at). */
 uint32_t *site_table_thin(struct site_table *st, uint32_t keep);
-/* The live bytes at the last peak of the sites thinned out, and their
-   live blocks then into *BLOCKS. */
+/* The live bytes at the last peak of the sites thinned out, their live
+   blocks then into *BLOCKS and the blocks those stand for into *EST. */
 uint64_t site_table_thinned_peak(const struct site_table *st,
-				 uint64_t *blocks);
-/* S's live blocks at the last peak (at the end when none was taken). */
+				 uint64_t *blocks, double *est);
+/* S's live blocks at the last peak (at the end when none was taken), and
+   the blocks they stand for into *EST. */
 uint64_t site_table_peak_blocks(const struct site_table *st,
-				const struct site_stats *s);
+				const struct site_stats *s, double *est);
 
 /* ---- Stack filter (stackfilter.c) ---- */
 /* One remembered stack: the raw frames POOL[OFF..OFF+N) (frame 0 left

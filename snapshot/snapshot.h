@@ -131,7 +131,9 @@ struct snap_live_block {
 size_t snap_engine_live_blocks(const struct snap_engine *eng,
 			       struct snap_live_block **out);
 /* What happened at one allocation site (one whole stack) over the run:
-   heaptrack's figures (docs/sites-format.md). */
+   heaptrack's figures (docs/sites-format.md). Sampled, every figure is an
+   estimate, the counts (calls, blocks, temporary) rounded: those of the
+   blocks the sampled ones stand for. */
 struct snap_site {
 	uint32_t site;        /* for snap_engine_site_frames */
 	uint64_t calls;       /* allocating calls made from it */

@@ -5,7 +5,9 @@
    realloc a call of its own stack that takes the block along, leaked
    bytes and blocks (live at the end), each site's live bytes at the last
    peak snapshot Massif's rules take (their sum that snapshot's heap),
-   heaptrack's temporaries, fork clones, blocks --ignore-fn hides. */
+   heaptrack's temporaries, fork clones, blocks --ignore-fn hides, and a
+   sampled profile's block counts (each block as the weight / size blocks
+   it stands for). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,6 +540,175 @@ test_thinning(void)
 	fixture_fini(&fx);
 }
 
+/* An event of a sampled profile: a block of SIZE bytes that stands for
+   WEIGHT bytes (ht_event.weight), thread 1. */
+static void
+weighed_event(struct fixture *fx, enum ht_event_kind kind, uint64_t addr,
+	      uint64_t old, uint64_t size, uint64_t weight,
+	      const struct stack *st)
+{
+	struct ht_event e = {
+		.kind = kind,
+		.fn = kind == HT_EV_ALLOC ? HT_FN_MALLOC : HT_FN_REALLOC,
+		.addr = addr, .old_addr = old, .size = size, .weight = weight,
+		.tid = 1, .pcs = st->pcs, .npcs = st->n,
+	};
+	snap_engine_feed(fx->eng, &e);
+}
+
+/* What a sampled site's block counts must be, with its calls. */
+struct want_blocks {
+	const struct stack *st;
+	uint64_t calls, peak_blocks, leaked_blocks, temporary;
+};
+
+static void
+check_blocks(const struct snap_engine *eng, const char *what,
+	     const struct want_blocks *w, size_t n)
+{
+	struct snap_site *v = NULL;
+	size_t got = snap_engine_sites(eng, &v);
+	CHECK(got == n, "%s: %zu sites, want %zu", what, got, n);
+	for (size_t i = 0; i < got && i < n; i++) {
+		const struct snap_site *s = &v[i];
+		CHECK(site_is(eng, s->site, w[i].st) &&
+			      s->calls == w[i].calls &&
+			      s->peak_blocks == w[i].peak_blocks &&
+			      s->leaked_blocks == w[i].leaked_blocks &&
+			      s->temporary == w[i].temporary,
+		      "%s: site %zu: calls=%llu peak_blocks=%llu "
+		      "leaked_blocks=%llu temporary=%llu; want %llu %llu "
+		      "%llu %llu", what, i, (unsigned long long)s->calls,
+		      (unsigned long long)s->peak_blocks,
+		      (unsigned long long)s->leaked_blocks,
+		      (unsigned long long)s->temporary,
+		      (unsigned long long)w[i].calls,
+		      (unsigned long long)w[i].peak_blocks,
+		      (unsigned long long)w[i].leaked_blocks,
+		      (unsigned long long)w[i].temporary);
+	}
+	free(v);
+}
+
+/* The heap and extra bytes of ENG now. */
+static void
+heap_now(const struct snap_engine *eng, uint64_t *heap, uint64_t *extra)
+{
+	struct snap_snapshot now;
+	snap_engine_peek(eng, 0, &now);
+	*heap = now.heap;
+	*extra = now.extra;
+	snap_snapshot_fini(&now);
+}
+
+/* A sampled profile (--sampling-interval=1024): a block of SIZE bytes
+   and weight W counts as W / SIZE blocks in every block figure, as in
+   calls, rounded at the end: S1 holds A (64 B at 2048: 32 blocks) and B
+   (100 B at 1024: 10.24), 42.24 at the peak, B's free; S2 a block of at
+   least the interval (one); S3 a temporary block (32 B at 1024: 32);
+   A moved by a realloc to R1 (128 B at 1024: 8) takes its 32 away from
+   S1 and R1 counts 8. The extra bytes (B's 12 x 10.24 = 123) leave with
+   their block. Then 1,000 blocks of 100 B at 1024 (10,240) and their
+   frees, the first a peak: not a block left at the end (10.24 x 1,000
+   summed up and down again). */
+static void
+test_sampled_blocks(void)
+{
+	const char *opts[] = { "--sampling-interval=1024",
+			       "--peak-inaccuracy=0", NULL };
+	struct fixture fx;
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	weighed_event(&fx, HT_EV_ALLOC, 0x1000, 0, 64, 2048, &S1);  /* A */
+	weighed_event(&fx, HT_EV_ALLOC, 0x2000, 0, 100, 1024, &S1); /* B */
+	weighed_event(&fx, HT_EV_ALLOC, 0x3000, 0, 4096, 4096, &S2);
+	uint64_t heap, extra;
+	heap_now(fx.eng, &heap, &extra);
+	CHECK(heap == 7168 && extra == 123, "sampled: heap %llu extra %llu, "
+	      "want 7168 and 123", (unsigned long long)heap,
+	      (unsigned long long)extra);
+	fixture_release(&fx, 0x2000); /* peak at 7168 */
+	weighed_event(&fx, HT_EV_ALLOC, 0x4000, 0, 32, 1024, &S3);
+	fixture_release(&fx, 0x4000); /* temporary */
+	weighed_event(&fx, HT_EV_REALLOC, 0x5000, 0x1000, 128, 1024, &R1);
+	static const struct want_blocks w[] = {
+		{ &S1, 42, 42, 0, 0 },
+		{ &S2, 1, 1, 1, 0 },
+		{ &S3, 32, 0, 0, 32 },
+		{ &R1, 8, 0, 8, 0 },
+	};
+	check_blocks(fx.eng, "sampled", w, N(w));
+	heap_now(fx.eng, &heap, &extra);
+	CHECK(heap == 5120 && extra == 0, "sampled: heap %llu extra %llu "
+	      "after B's free, want 5120 and 0", (unsigned long long)heap,
+	      (unsigned long long)extra);
+	for (uint64_t i = 0; i < 1000; i++)
+		weighed_event(&fx, HT_EV_ALLOC, 0x100000 + 0x1000 * i, 0, 100,
+			      1024, &S4);
+	static const struct want_blocks w2[] = {
+		{ &S1, 42, 42, 0, 0 },
+		{ &S2, 1, 1, 1, 0 },
+		{ &S3, 32, 0, 0, 32 },
+		{ &R1, 8, 0, 8, 0 },
+		{ &S4, 10240, 0, 10240, 0 },
+	};
+	check_blocks(fx.eng, "sampled, 1,000 blocks", w2, N(w2));
+	for (uint64_t i = 0; i < 1000; i++) /* the first free: a peak */
+		fixture_release(&fx, 0x100000 + 0x1000 * i);
+	fixture_release(&fx, 0x3000);
+	fixture_release(&fx, 0x5000);
+	static const struct want_blocks w3[] = {
+		{ &S1, 42, 0, 0, 0 },
+		{ &S2, 1, 1, 0, 0 },
+		{ &S3, 32, 0, 0, 32 },
+		{ &R1, 8, 8, 0, 0 },
+		{ &S4, 10240, 10240, 0, 0 },
+	};
+	check_blocks(fx.eng, "sampled, all freed", w3, N(w3));
+	heap_now(fx.eng, &heap, &extra);
+	CHECK(heap == 0 && extra == 0, "sampled: heap %llu extra %llu at the "
+	      "end, want 0 and 0", (unsigned long long)heap,
+	      (unsigned long long)extra);
+	fixture_fini(&fx);
+}
+
+/* Thinning a sampled profile: 20 stacks each allocate one block of 64 B
+   at 1024 (16 blocks) and free it at once (temporary), the sites kept
+   at most 8: the thinned line's estimates and the kept sites' sum to
+   20 x 16 calls and temporary blocks. */
+static void
+test_sampled_thinning(void)
+{
+	const char *opts[] = { "--sampling-interval=1024", NULL };
+	struct fixture fx;
+	fixture_init(&fx, opts, SNAP_EXTRA_ESTIMATE);
+	snap_engine_set_sites_max(fx.eng, 8);
+	struct stack st[20];
+	for (unsigned i = 0; i < 20; i++) {
+		st[i] = (struct stack){ 4, { PC_MALLOC, 0x8000 + 16 * i,
+					     PC_MAIN_A, PC_LIBC_START } };
+		weighed_event(&fx, HT_EV_ALLOC, 0x100000, 0, 64, 1024, &st[i]);
+		fixture_release(&fx, 0x100000);
+	}
+	struct snap_site *v = NULL;
+	size_t n = snap_engine_sites(fx.eng, &v);
+	uint64_t n_thinned;
+	struct snap_site th = snap_engine_sites_thinned(fx.eng, &n_thinned);
+	uint64_t calls = th.calls, temporary = th.temporary;
+	for (size_t i = 0; i < n; i++) {
+		calls += v[i].calls;
+		temporary += v[i].temporary;
+	}
+	free(v);
+	CHECK(n_thinned > 0 && th.temporary == 16 * n_thinned &&
+		      calls == 320 && temporary == 320,
+	      "sampled thinning: %llu sites thinned, their temporary %llu; "
+	      "in all calls %llu temporary %llu; want 16 each and 320, 320",
+	      (unsigned long long)n_thinned,
+	      (unsigned long long)th.temporary, (unsigned long long)calls,
+	      (unsigned long long)temporary);
+	fixture_fini(&fx);
+}
+
 /* BYTES held under frame PC among the first-level entries of a detailed
    snapshot of ENG now (the root's children). */
 static uint64_t
@@ -616,6 +787,8 @@ main(void)
 	test_ignored();
 	test_thinning();
 	test_tree_thinning();
+	test_sampled_blocks();
+	test_sampled_thinning();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;

@@ -14,7 +14,11 @@
 #                   calls): each site's peak bytes (small 20,000,000,
 #                   grow 8,192,000 within 5 sd; big 10,485,760 exact;
 #                   churn 0), churn's allocated bytes and small's calls
-#                   within 5 sd; records (inline: the ring's; ptrace:
+#                   within 5 sd; the block counts, estimates too: blocks
+#                   at the peak (small 200,000, grow 2,000 within 5 sd of
+#                   a count of their bytes at their one size; big 10
+#                   exact), churn's 1,000,000 temporary blocks within 5 sd
+#                   and small's 0, no block left at the end; records (inline: the ring's; ptrace:
 #                   the engine's events) under 2% of the calls; the
 #                   desc: line, the .sites sampling: line, the summary
 #                   line
@@ -22,7 +26,8 @@
 #                   pid line (and addresses, were ASLR on); another seed:
 #                   another file
 #   threads         PROG threads: small 80,000,000 and grow 32,768,000
-#                   within 5 sd, big exact
+#                   within 5 sd, their blocks at the peak (800,000 and
+#                   8,000) too, big exact
 #   fork, ptrace-fork
 #                   PROG fork (ptrace: fork 10, a tenth of the small
 #                   calls), under inline and ptrace (whose sampled-address
@@ -36,7 +41,8 @@
 #                   --pages-as-heap=yes, malformed intervals and seeds,
 #                   under run and attach: one line, exit 2
 #   exact           no sampling: no sampling: line, no sampling option
-#                   on the desc: line, every figure exact
+#                   on the desc: line, every figure exact (the block
+#                   counts too)
 # Exit 0 pass, 1 fail, 99 harness error.
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
@@ -117,6 +123,15 @@ check_one() {
 	exact "big calls" "$(field "$s" big calls)" 10
 	near "churn allocated" "$(field "$s" churn allocated)" $((64000000 / n)) $((64000000 / n))
 	exact "churn peak" "$(field "$s" churn peak)" 0
+	# a block of S bytes and weight W counts as W / S blocks: within the
+	# sd of the bytes, in blocks of the site's one size
+	near "small peak_blocks" "$(field "$s" small peak_blocks)" $((200000 / n)) $((20000000 / n))
+	near "grow peak_blocks" "$(field "$s" grow peak_blocks)" $((2000 / n)) $((8192000 / n))
+	exact "big peak_blocks" "$(field "$s" big peak_blocks)" 10
+	near "churn temporary" "$(field "$s" churn temporary)" $((1000000 / n)) $((64000000 / n))
+	exact "small temporary" "$(field "$s" small temporary)" 0
+	grep -q '^totals: .* leaked=0 leaked_blocks=0$' "$s" ||
+		fail "blocks left at the end: $(grep '^totals:' "$s")"
 }
 
 # check_marks NAME SITES PROFILE: what says the profile is sampled.
@@ -176,7 +191,10 @@ threads)
 	s=$(profiles threads | head -1).sites
 	near "small peak" "$(field "$s" small peak)" 80000000 80000000
 	near "grow peak" "$(field "$s" grow peak)" 32768000 32768000
+	near "small peak_blocks" "$(field "$s" small peak_blocks)" 800000 80000000
+	near "grow peak_blocks" "$(field "$s" grow peak_blocks)" 8000 32768000
 	exact "big peak" "$(field "$s" big peak)" 10485760
+	exact "big peak_blocks" "$(field "$s" big peak_blocks)" 10
 	[ "$fails" = 0 ] || show "$s"
 	;;
 fork | ptrace-fork)
@@ -227,6 +245,11 @@ exact)
 	exact "grow peak" "$(field "$p.sites" grow peak)" 8192000
 	exact "grow calls" "$(field "$p.sites" grow calls)" 18000
 	exact "churn allocated" "$(field "$p.sites" churn allocated)" 64000000
+	exact "small peak_blocks" "$(field "$p.sites" small peak_blocks)" 200000
+	exact "grow peak_blocks" "$(field "$p.sites" grow peak_blocks)" 2000
+	exact "big peak_blocks" "$(field "$p.sites" big peak_blocks)" 10
+	exact "churn temporary" "$(field "$p.sites" churn temporary)" 1000000
+	exact "small temporary" "$(field "$p.sites" small temporary)" 0
 	[ "$fails" = 0 ] || show "$p.sites"
 	;;
 *)

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The figures of the allocation sites named by function in one profile:
 from its .sites file (docs/sites-format.md) each site's calls, allocated
-and peak bytes, and from the Massif file the bytes of the peak snapshot's
+and peak bytes, peak blocks and temporary blocks, and from the Massif file the bytes of the peak snapshot's
 top-level tree entries (direct callers of the allocator) in that function.
 Used by tests/run/accuracy.sh and bench/accuracy.sh.
 
 usage: site_figures.py PROFILE FUNCTION...
 prints one line per FUNCTION,
-    FUNCTION calls=N allocated=N peak=N tree=N sites=K
+    FUNCTION calls=N allocated=N peak=N peak_blocks=N temporary=N tree=N sites=K
 (figures summed over the K sites with a frame of FUNCTION; K = 0: all 0),
 then `heap=N` (the .sites peak line's heap) and `sampling: TEXT` (the
 .sites sampling line's rest, `none` without one). Exit 1 with one line on
@@ -65,9 +65,11 @@ def main(argv):
         return 1
     for fn in functions:
         mine = [fields for fields, frames in sites if fn in frames]
-        sums = {k: sum(int(s.get(k, 0)) for s in mine) for k in ("calls", "allocated", "peak")}
-        print("%s calls=%d allocated=%d peak=%d tree=%d sites=%d" % (
-            fn, sums["calls"], sums["allocated"], sums["peak"], tree.get(fn, 0), len(mine)))
+        keys = ("calls", "allocated", "peak", "peak_blocks", "temporary")
+        sums = {k: sum(int(s.get(k, 0)) for s in mine) for k in keys}
+        print("%s %s tree=%d sites=%d" % (
+            fn, " ".join("%s=%d" % (k, sums[k]) for k in keys),
+            tree.get(fn, 0), len(mine)))
     heap = re.search(r"\bheap=(\d+)", header["peak"])
     print("heap=%s" % (heap.group(1) if heap else "?"))
     print("sampling: %s" % header.get("sampling", "none"))

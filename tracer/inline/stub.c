@@ -523,25 +523,28 @@ wait_for_room(struct ring_header *h, uint64_t pos, uint32_t len)
 	return 1;
 }
 
+/* The time stamp of a call recorded now: the TSC when the tracer asks
+   for stamps, else 0. */
+static inline uint64_t
+call_stamp(const struct ring_header *h)
+{
+	return __atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_TSC
+		       ? ring_tsc()
+		       : 0;
+}
+
 /* Reserve, fill and commit one record: with COPIED (enum ring_copy) set,
    F's entry registers and SLEN stack bytes copied from its entry rsp; then
-   NPCS addresses from PCS; stamped with the TSC when the tracer asks.
-   Waits while the ring has no room for it: nothing is dropped while the
-   consumer lives. */
+   NPCS addresses from PCS; stamped TSC (call_stamp). Waits while the ring
+   has no room for it: nothing is dropped while the consumer lives. */
 static uint64_t
 emit_args(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 	  const struct ring_fn *d, uint16_t kind, const uint64_t args[3],
 	  uint64_t result, uint8_t copied, uint32_t slen, const uint64_t *pcs,
-	  uint32_t npcs, uint8_t sample)
+	  uint32_t npcs, uint8_t sample, uint64_t tsc)
 {
 	uint32_t len = ring_rec_size(copied, slen, npcs);
 	uint64_t pos = ring_reserve(h, len);
-	/* The call's time, read where its place in the ring is taken, so
-	   that stamps follow the ring's order (docs/inline-backend.md,
-	   "Time stamps"); before any wait for room, which is the tracer's. */
-	uint64_t tsc = __atomic_load_n(&h->flags, __ATOMIC_RELAXED) & RING_F_TSC
-			       ? ring_tsc()
-			       : 0;
 	if (!ring_has_room(h, pos, len) && !wait_for_room(h, pos, len))
 		return pos; /* nobody will read it */
 	struct ring_record *r = ring_record_at(h, pos);
@@ -588,7 +591,7 @@ emit(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
      uint32_t slen, const uint64_t *pcs, uint32_t npcs)
 {
 	emit_args(h, tid, f, d, kind, f->arg, result, copied, slen, pcs, npcs,
-		  0);
+		  0, call_stamp(h));
 }
 
 /* A record that comes with its stack (allocations, at return): the
@@ -605,10 +608,15 @@ emit_with_stack_args(struct ring_header *h, const struct ring_thread *t,
 	uint64_t rsp = (uint64_t)&f->ret;
 	uint32_t max = h->walk_max;
 	uint8_t why = RING_COPY_OFF;
+	/* The call's time is now, before the walk: a rule it asks for is
+	   answered after the tracer drained every record before the
+	   question, which may take it many milliseconds (docs/inline-backend.md,
+	   "Time stamps"). */
+	uint64_t tsc = call_stamp(h);
 	if (rsp < t->stack_lo || rsp >= t->stack_hi) {
 		stat_add(&h->stats.no_stack);
 		emit_args(h, t->tid, f, d, kind, args, result,
-			  RING_COPY_NO_STACK, 0, 0, 0, sample);
+			  RING_COPY_NO_STACK, 0, 0, 0, sample, tsc);
 		return;
 	}
 	if (max && max <= RING_MAX_PCS) {
@@ -616,14 +624,14 @@ emit_with_stack_args(struct ring_header *h, const struct ring_thread *t,
 		uint32_t n = walk(h, t, f, d, pcs, max, &why);
 		if (n) {
 			emit_args(h, t->tid, f, d, kind, args, result,
-				  RING_COPY_NONE, 0, pcs, n, sample);
+				  RING_COPY_NONE, 0, pcs, n, sample, tsc);
 			return;
 		}
 	}
 	uint64_t n = t->stack_hi - rsp;
 	uint32_t slen = (uint32_t)(n < h->stack_copy ? n : h->stack_copy);
 	emit_args(h, t->tid, f, d, kind, args, result, why, slen, 0, 0,
-		  sample);
+		  sample, tsc);
 }
 
 /* emit_with_stack_args with F's own arguments, not sampled. */
@@ -680,7 +688,8 @@ question(struct ring_header *h, uint32_t tid, const struct stub_frame *f,
 {
 	__atomic_add_fetch(&h->notify_seq, 1, __ATOMIC_RELAXED);
 	uint64_t pos = emit_args(h, tid, f, d, kind, args, result,
-				 RING_COPY_NONE, 0, more, nmore, 0);
+				 RING_COPY_NONE, 0, more, nmore, 0,
+				 call_stamp(h));
 	ring_doorbell(h);
 	wait_answer(h, pos, wait_ns);
 }

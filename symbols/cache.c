@@ -46,7 +46,7 @@
 #include "frame.h"
 #include "rules.h"
 
-static const char magic[8] = "HTSYMC1\n";
+static const char magic[8] = "HTSYMC2\n";
 
 /* Bounds a well-formed file stays within; anything past them is garbage. */
 #define MAX_STRING (1u << 16)
@@ -64,6 +64,10 @@ struct sym_cache {
 	struct u64map rules;  /* offset -> index into RULE */
 	struct sym_rule *rule;
 	size_t n_rules, rules_cap;
+	struct stat read_st;  /* the file as read_file last merged it */
+	bool has_read;
+	bool has_stop;        /* STOP_AT is known */
+	uint64_t stop_at;     /* sym_cache_stop_at */
 	bool dirty;           /* learnt something since read */
 };
 
@@ -424,7 +428,18 @@ read_file(struct sym_cache *c)
 		else
 			rule_store(c, off, &ru);
 	}
+	uint8_t has_stop = 0;
+	get(&cur, &has_stop, 1);
+	get(&cur, &off, sizeof(off));
+	if (!cur.bad && has_stop && !c->has_stop) {
+		c->has_stop = true;
+		c->stop_at = off;
+	}
 	ok = !cur.bad && cur.p == cur.end;
+	if (ok) {
+		c->read_st = st;
+		c->has_read = true;
+	}
 	if (ok && !*c->debug_check) {
 		free(c->debug_check);
 		c->debug_check = check;
@@ -477,6 +492,9 @@ serialise(const struct sym_cache *c, struct buf *b)
 		put(b, &off, sizeof(off));
 		put(b, &c->rule[val], sizeof(*c->rule));
 	}
+	uint8_t has_stop = c->has_stop;
+	put(b, &has_stop, 1);
+	put(b, &c->stop_at, sizeof(c->stop_at));
 	sum = fnv1a(FNV_START, b->p, b->len);
 	put(b, &sum, sizeof(sum));
 }
@@ -619,6 +637,21 @@ cache_free(struct sym_cache *c)
 	free(c);
 }
 
+/* Whether the file at C->PATH is the one read_file last merged, as it
+   was then. */
+static bool
+unchanged_since_read(const struct sym_cache *c)
+{
+	struct stat st;
+
+	return c->has_read && stat(c->path, &st) == 0 &&
+	       st.st_dev == c->read_st.st_dev &&
+	       st.st_ino == c->read_st.st_ino &&
+	       st.st_size == c->read_st.st_size &&
+	       st.st_mtim.tv_sec == c->read_st.st_mtim.tv_sec &&
+	       st.st_mtim.tv_nsec == c->read_st.st_mtim.tv_nsec;
+}
+
 void
 sym_cache_close(struct sym_cache *c)
 {
@@ -630,8 +663,10 @@ sym_cache_close(struct sym_cache *c)
 	if (c->dirty) {
 		check = debug_check_of(c->mod, NULL);
 		/* Another run may have written meanwhile: keep its entries
-		   too, ours winning. */
-		read_file(c);
+		   too, ours winning. Not read again when it is the file read
+		   at the open (renamed over, a new file is a new inode). */
+		if (!unchanged_since_read(c))
+			read_file(c);
 		if (*check) {
 			free(c->debug_check);
 			c->debug_check = check;
@@ -691,4 +726,23 @@ sym_cache_rule_offsets(const struct sym_cache *c,
 
 	for (size_t pos = 0; u64map_next(&c->rules, &pos, &off, &val);)
 		fn(ctx, off);
+}
+
+bool
+sym_cache_stop_at(const struct sym_cache *c, uint64_t *out)
+{
+	if (!c || !c->has_stop)
+		return false;
+	*out = c->stop_at;
+	return true;
+}
+
+void
+sym_cache_put_stop_at(struct sym_cache *c, uint64_t at)
+{
+	if (!c || (c->has_stop && c->stop_at == at))
+		return;
+	c->has_stop = true;
+	c->stop_at = at;
+	c->dirty = true;
 }

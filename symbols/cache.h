@@ -45,4 +45,11 @@ void sym_cache_put_rule(struct sym_cache *c, uint64_t off,
 void sym_cache_rule_offsets(const struct sym_cache *c,
 			    void (*fn)(void *ctx, uint64_t off), void *ctx);
 
+/* The offset of the first unit of the module's own DWARF whose
+   abbreviations Valgrind's reader cannot size (sym_inline_readable;
+   UINT64_MAX: none), into *OUT; false when C does not know it. */
+bool sym_cache_stop_at(const struct sym_cache *c, uint64_t *out);
+/* Keep AT as that offset. NULL is a no-op. */
+void sym_cache_put_stop_at(struct sym_cache *c, uint64_t at);
+
 #endif

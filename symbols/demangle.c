@@ -13,17 +13,42 @@
    hold equal to Massif's. */
 #include "demangle.h"
 
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libiberty/demangle.h>
 
+#include "common/err.h"
 #include "common/xalloc.h"
 
-/* libstdc++'s demangler, the one g++'s own tools use. Declared here so that
-   C code needs no <cxxabi.h>. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-		     int *status);
+/* libstdc++'s demangler, the one g++'s own tools use: __cxa_demangle. */
+typedef char *cxa_demangle_fn(const char *mangled, char *buf, size_t *len,
+			      int *status);
+
+/* __cxa_demangle, from libstdc++ loaded at the first C++ name, or NULL
+   when it cannot be loaded. Not linked: libstdc++'s relocations and
+   static constructors cost every start of heaptrace about a millisecond
+   of CPU, and most programs profiled have no C++ name. */
+static cxa_demangle_fn *
+cxa_demangle(void)
+{
+	static bool tried;
+	static cxa_demangle_fn *fn;
+	if (tried)
+		return fn;
+	tried = true;
+	void *lib = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+	if (lib)
+		*(void **)&fn = dlsym(lib, "__cxa_demangle");
+	if (!fn) {
+		const char *why = dlerror();
+		ht_warn("cannot load libstdc++.so.6 (%s): C++ names are left "
+			"mangled", why ? why : "not found");
+	}
+	return fn;
+}
 
 /* NAME (no symbol version) demangled in a malloc'd string, or NULL. */
 static char *
@@ -38,7 +63,10 @@ demangle_base(const char *name)
 	plain = rust_demangle(name, DMGL_PARAMS | DMGL_ANSI);
 	if (plain || name[1] != 'Z')
 		return plain;
-	plain = __cxa_demangle(name, NULL, NULL, &status);
+	cxa_demangle_fn *cxa = cxa_demangle();
+	if (!cxa)
+		return NULL;
+	plain = cxa(name, NULL, NULL, &status);
 	if (status != 0) {
 		free(plain);
 		return NULL;

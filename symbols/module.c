@@ -839,8 +839,21 @@ sym_inline_readable(Dwfl_Module *mod, Dwarf_Die *cu)
 	if (!dbg)
 		return true;
 	if (m->stop_dbg != dbg) {
+		/* The module's own DWARF: its answer is kept in the symbol
+		   cache, since finding it reads every unit's abbreviations
+		   (5-8 ms for a libc with its debug file), which a sampled
+		   run meeting one new frame paid again each time. */
+		Dwarf_Addr bias;
+		bool own = dwfl_module_getdwarf(mod, &bias) == dbg;
+		struct sym_cache *c = own ? sym_module_cache(mod) : NULL;
+		uint64_t kept;
+
 		m->stop_dbg = dbg;
 		m->stop_at = (Dwarf_Off)-1;
+		if (sym_cache_stop_at(c, &kept)) {
+			m->stop_at = (Dwarf_Off)kept;
+			return dwarf_dieoffset(cu) < m->stop_at;
+		}
 		while (dwarf_next_unit(dbg, off, &next, &hsize, NULL, NULL,
 				       NULL, NULL, NULL, NULL) == 0) {
 			Dwarf_Die cudie;
@@ -852,6 +865,7 @@ sym_inline_readable(Dwfl_Module *mod, Dwarf_Die *cu)
 			}
 			off = next;
 		}
+		sym_cache_put_stop_at(c, (uint64_t)m->stop_at);
 	}
 	return dwarf_dieoffset(cu) < m->stop_at;
 }

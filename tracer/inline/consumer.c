@@ -26,6 +26,8 @@ struct tracer_ring {
 	uint64_t map_len;
 	uint64_t file_len;
 	uint32_t rule_count;   /* entries in the rule table */
+	uint32_t *rule_slots;  /* their indexes, for tracer_ring_rules_reset */
+	size_t rule_slots_cap;
 	uint32_t thread_segs_max; /* thread-table segments laid out */
 	uint32_t thread_used[RING_THREAD_SEGS_MAX]; /* per segment: entries
 				  not empty (live, or tombstones) */
@@ -261,6 +263,7 @@ tracer_ring_free(struct tracer_ring *r)
 	futex_wake_all(&r->h->notify_ack);
 	munmap(r->h, r->map_len);
 	close(r->fd);
+	free(r->rule_slots);
 	free(r);
 }
 
@@ -674,7 +677,9 @@ tracer_ring_rule_set(struct tracer_ring *r, uint64_t pc,
 	e->ra = rule->ra;
 	/* Stubs match the key only once the rest is in place. */
 	__atomic_store_n(&e->pc, pc, __ATOMIC_RELEASE);
-	r->rule_count++;
+	ht_xgrow((void **)&r->rule_slots, &r->rule_slots_cap,
+		 (size_t)r->rule_count + 1, sizeof(*r->rule_slots));
+	r->rule_slots[r->rule_count++] = i;
 	r->st.rules++;
 	return 0;
 }
@@ -689,8 +694,13 @@ tracer_ring_rules_reset(struct tracer_ring *r)
 	   being zeroed sees RULE_GEN odd or changed at its end. */
 	__atomic_store_n(&h->rule_gen, h->rule_gen + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	memset(ring_rules(h), 0,
-	       (size_t)h->rule_cap * sizeof(struct ring_rule));
+	/* The entries written, not the whole table: its 2 MiB are the
+	   ring's file, whose pages a memset would all allocate (here and,
+	   as the stubs read them, in the target), where a start-up's
+	   rules touch some. */
+	struct ring_rule *all = ring_rules(h);
+	for (uint32_t k = 0; k < r->rule_count; k++)
+		memset(&all[r->rule_slots[k]], 0, sizeof(*all));
 	__atomic_store_n(&h->rule_gen, h->rule_gen + 1, __ATOMIC_RELEASE);
 	r->rule_count = 0;
 	r->st.resets++;

@@ -39,6 +39,12 @@
    pcs met in stacks, a few hundred for perl, thousands for a compiler.
    When it is full it is emptied and filled again. */
 #define RULE_CAP 65536
+/* Sampling: the stubs walk a stack in thousands of calls and no rules are
+   preloaded (rules_preload), so far fewer are published (cc1 -O2 at
+   512K: 1,300), while each lands on a page of its own of the table (the
+   hash spreads them over all of it), which the tracer and the stubs
+   then fault in: a quarter of the table, 512 KiB. */
+#define RULE_CAP_SAMPLED 16384
 /* Stack bytes read at a rule-table miss to publish the rules of the frames
    above the one missed too. */
 #define LOOKAHEAD_STACK (64 * 1024)
@@ -109,7 +115,10 @@ ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	 int fd)
 {
 	int err = tracer_ring_new_on(fd, t->opt->ring_size, thread_cap(p),
-				     threads_max(), RULE_CAP, stack_copy(t),
+				     threads_max(),
+				     t->opt->sampling_interval ? RULE_CAP_SAMPLED
+							       : RULE_CAP,
+				     stack_copy(t),
 				     &ip->ring);
 	if (err)
 		return err;
@@ -766,12 +775,16 @@ rule_prefetch(struct tracer *t, struct tproc *p, struct inline_proc *ip,
    left them in the symbol cache), when the table holds none yet (a new
    ring, or one emptied because the modules changed): a program run again
    asks no question for the frames it met before. Up to the share of the
-   table rule_prefetch keeps to, leaving room for new frames. */
+   table rule_prefetch keeps to, leaving room for new frames. Not when
+   sampling: the stubs then walk a few hundred stacks where the preload
+   published up to thousands of rules (git log -p at 512K: 700-2,900,
+   against about 30 questions without them), each written into a page of
+   the table that had to be allocated, 1.5-2 ms of a short run's CPU. */
 static void
 rules_preload(struct tracer *t, struct tproc *p, struct inline_proc *ip)
 {
 	if (!t->sink->known_rule_pcs || !t->sink->stub_rule ||
-	    !p->profiling || ip->rules)
+	    !p->profiling || ip->rules || t->opt->sampling_interval)
 		return;
 	struct ring_header *h = tracer_ring_header(ip->ring);
 	uint64_t *pcs;

@@ -374,12 +374,24 @@ classify(struct ctx *c, uint64_t slot_addr)
 	return prepare_xol(c, slot_addr);
 }
 
+/* One decoder for the process, opened at the first use and kept: a
+   Capstone handle builds its table from instruction ids to their details
+   (thousands of entries) at its first lookup, which a handle opened and
+   closed per call rebuilt for every function patched, most of the
+   decoding's cost at a start-up. heaptrace decodes from one thread. */
 static int
 open_decoder(struct ctx *c)
 {
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK)
-		return refuse(c, -ENOMEM, "cannot start the Capstone decoder");
-	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	static csh decoder;
+	static bool open;
+	if (!open) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &decoder) != CS_ERR_OK)
+			return refuse(c, -ENOMEM,
+				      "cannot start the Capstone decoder");
+		cs_option(decoder, CS_OPT_DETAIL, CS_OPT_ON);
+		open = true;
+	}
+	c->cs = decoder;
 	return 0;
 }
 
@@ -410,7 +422,6 @@ arch_displace(const uint8_t *code, size_t len, uint64_t addr,
 		ret = classify(&c, slot_addr);
 		cs_free(insn, 1);
 	}
-	cs_close(&c.cs);
 	return ret;
 }
 
@@ -712,7 +723,6 @@ arch_relocate_prologue(const uint8_t *code, size_t len, uint64_t addr,
 					dest_addr, out);
 		cs_free(insn, 1);
 	}
-	cs_close(&c.cs);
 	return ret;
 }
 
@@ -785,7 +795,6 @@ arch_patch_range_is_safe(const uint8_t *func, size_t func_len,
 	}
 	if (insn)
 		cs_free(insn, 1);
-	cs_close(&c.cs);
 	return ret;
 }
 
@@ -861,7 +870,6 @@ arch_find_syscall(const uint8_t *code, size_t len, uint64_t addr,
 	}
 	if (insn)
 		cs_free(insn, 1);
-	cs_close(&c.cs);
 	return ret;
 }
 

@@ -564,17 +564,33 @@ tree_entries_below(const struct mf_snapshot *s, size_t at, bool pages,
 	}
 }
 
+/* An entry and its bytes, to sort by. */
+struct sized_entry {
+	uint64_t bytes;
+	size_t index;
+};
+
 /* Largest first; equal ones in the tree's order. */
-static const struct mf_snapshot *entries_sorted;
 static int
-entry_cmp(const void *a, const void *b)
+sized_entry_cmp(const void *a, const void *b)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint64_t bx = entries_sorted->tree[x].bytes;
-	uint64_t by = entries_sorted->tree[y].bytes;
-	if (bx != by)
-		return bx < by ? 1 : -1;
-	return x < y ? -1 : x > y;
+	const struct sized_entry *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* IDX[0..N) ordered by their nodes' bytes, largest first. */
+static void
+entries_sort(const struct mf_snapshot *s, size_t *idx, size_t n)
+{
+	struct sized_entry *e = ht_xcalloc(n ? n : 1, sizeof(*e));
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct sized_entry){ s->tree[idx[i]].bytes, idx[i] };
+	qsort(e, n, sizeof(*e), sized_entry_cmp);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = e[i].index;
+	free(e);
 }
 
 size_t
@@ -586,10 +602,9 @@ report_tree_entries(const struct report_profile *p,
 	if (!s->n_tree)
 		return 0;
 	tree_entries_below(s, 0, p->pages, idx, &n, &cap);
-	if (p->pages) {
-		entries_sorted = s;
-		qsort(*idx, n, sizeof(**idx), entry_cmp);
-	}
+	/* callers brought up from several wrappers: their order */
+	if (p->pages)
+		entries_sort(s, *idx, n);
 	return n;
 }
 

@@ -137,6 +137,14 @@ pages)
 	report "$profile"
 	render "$profile.html" "$profile" --pages
 	;;
+stacks)
+	need_browser
+	"$ht" run -q --stacks=yes --time-unit=B --massif-out-file=m.%p \
+		"$prog" >/dev/null 2>err || fail "heaptrace run: $(cat err)"
+	profile=$(ls m.* | grep -v '\.sites$' | head -1)
+	report "$profile"
+	render "$profile.html" "$profile" --sites --stacks
+	;;
 large)
 	need_browser
 	python3 "$src/gen_large.py" big.massif 500 3000 || exit 99

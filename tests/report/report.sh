@@ -419,6 +419,12 @@ assert r["matched_by"] == "peak_tree_label", r["matched_by"]
 c = [x for x in r["changes"] if x["label"].startswith("map_pages ")]
 assert len(c) == 1 and c[0]["delta"]["peak"] == 200 * 4096, r["changes"]
 EOF
+	# a heap profile against a pages one: said not to compare
+	"$ht" run -q --massif-out-file=h.out "$tiny" 300 >/dev/null 2>err ||
+		fail "heaptrace run: $(cat err)"
+	run 1 diff a.out h.out
+	expect_in out "one profile counts pages mapped, the other heap blocks: their figures do not compare"
+	grep -q '^b: figures' out && fail "b said to be pages: $(head -4 out)"
 	;;
 pages-pprof)
 	need go

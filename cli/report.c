@@ -1108,7 +1108,7 @@ report_html(FILE *out, const struct report_profile *p)
 		.path = p->path,
 		.massif = &p->massif,
 		.sites = p->has_sites ? &p->sites : NULL,
-		.peak = mf_peak_index(&p->massif),
+		.peak = report_peak_index(p),
 	};
 	html_write(out, &h);
 }

@@ -574,7 +574,11 @@
     document.body.appendChild(tip);
     header();
     chart();
-    var start = peakIndex >= 0 ? snaps[peakIndex] : snaps.filter(function (s) { return s.tree; }).pop();
+    /* a peak without a tree (no peak snapshot: the largest one) opens the
+       largest detailed snapshot's */
+    var detailed = snaps.filter(function (s) { return s.tree; });
+    var start = peakIndex >= 0 && snaps[peakIndex].tree ? snaps[peakIndex] :
+      detailed.reduce(function (m, s) { return !m || s.heap + s.stacks > m.heap + m.stacks ? s : m; }, null);
     treeView();
     flameView();
     if (start) select(start);

@@ -336,7 +336,10 @@ html_json_write(FILE *out, const struct html_profile *p)
 		mf_pages_as_heap(m) ? "true" : "false", p->peak);
 	sampling_json(out, p);
 	snapshots_json(out, m);
-	trees_json(out, m, p->peak);
+	/* the tree shown first gets the large budget: the peak's, or when
+	   the peak has none the largest detailed snapshot's */
+	trees_json(out, m, p->peak >= 0 && m->snaps[p->peak].n_tree ? p->peak :
+		   mf_peak_index(m));
 	sites_json(out, p->sites);
 	fputs("}", out);
 }

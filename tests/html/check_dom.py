@@ -3,6 +3,7 @@
 """Checks the DOM headless Chromium dumped of a heaptrace HTML report
 against the profile it shows:
    check_dom.py DOM PROFILE [--sites|--no-sites] [--pages] [--stacks]
+       [--largest]
 The script ran to its end without an error; the chart has one mark per
 snapshot, the peak marked; every function of the peak's top entries is in
 the tree (and the flame graph, when wide enough to be drawn); the flame
@@ -47,6 +48,13 @@ def peak_top_functions(profile):
         key=lambda s: -s["heap"])[:1]
     if not peaks:
         return len(snaps), None
+    # no peak snapshot (attach): the page's peak is the largest snapshot
+    largest = max(snaps, key=lambda s: s["heap"] + s["stacks"])
+    if peaks[0]["kind"] != "peak" and \
+            largest["heap"] + largest["stacks"] > \
+            peaks[0]["heap"] + peaks[0]["stacks"]:
+        peaks[0] = dict(peaks[0], heap=largest["heap"],
+                        stacks=largest["stacks"])
     return len(snaps), peaks[0]
 
 
@@ -100,6 +108,10 @@ def main():
             errors.append("no leak summary")
     if "--no-sites" in flags and 'id="no-sites"' not in dom:
         errors.append("no note in place of the site tables")
+    if "--largest" in flags and not re.search(
+            r'<h2[^>]*>Allocation tree of snapshot \d+</h2>', dom):
+        errors.append("the largest snapshot (no tree) not told from the "
+                      "tree's")
     if "--pages" in flags and "pages as heap" not in dom:
         errors.append("pages-as-heap not said")
     facts = re.search(r'<dt>peak</dt><dd>([^<]*)</dd>', dom)

@@ -67,6 +67,7 @@ struct change {
 /* What is compared and how much a change must be. */
 struct comparison {
 	bool by_stack; /* both profiles have .sites */
+	bool pages;    /* both are --pages-as-heap profiles */
 	uint64_t peak_heap[2], allocated[2];
 	uint64_t peak_threshold, allocated_threshold;
 	struct entries entries[2]; /* what the changes point into */
@@ -286,27 +287,25 @@ entries_of_sites(struct entries *es, const struct sites_file *sf)
 
 #define BELOW_THRESHOLD "(entries below massif's threshold)"
 
-/* The top entries of M's peak tree: label, bytes. */
+/* The top entries of P's peak tree (report's): label, bytes. */
 static void
-entries_of_peak_tree(struct entries *es, const struct mf_file *m)
+entries_of_peak_tree(struct entries *es, const struct report_profile *p)
 {
-	long pi = mf_peak_index(m);
+	long pi = mf_peak_index(&p->massif);
 	if (pi < 0)
 		return;
-	const struct mf_snapshot *s = &m->snaps[pi];
-	size_t i = 1;
-	for (uint32_t c = 0; s->n_tree && c < s->tree[0].n_children &&
-	     i < s->n_tree; c++) {
-		const struct mf_node *nd = &s->tree[i];
+	const struct mf_snapshot *s = &p->massif.snaps[pi];
+	size_t *idx;
+	size_t n = report_tree_entries(p, s, &idx);
+	for (size_t i = 0; i < n; i++) {
+		const struct mf_node *nd = &s->tree[idx[i]];
 		const char *label = nd->aggregate ? BELOW_THRESHOLD :
 				    report_label_text(nd->label);
 		struct entry *e = entry_add(es, ht_xstrdup(label));
 		e->label = label;
 		e->v[M_PEAK] = nd->bytes;
-		/* past the subtree: NEED counts the nodes still to pass */
-		for (uint64_t need = 1; need && i < s->n_tree; i++)
-			need += (uint64_t)s->tree[i].n_children - 1;
 	}
+	free(idx);
 	entries_merge(es);
 }
 
@@ -454,6 +453,8 @@ static void
 header_text(FILE *out, const struct comparison *c,
 	    const struct diff_args *args, const struct report_profile *p)
 {
+	/* the profile without per-site statistics, when one is */
+	const struct report_profile *bare = p[0].has_sites ? &p[1] : &p[0];
 	fprintf(out, "heaptrace diff: %s -> %s\n", p[0].path, p[1].path);
 	report_sampling_text(out, &p[0], "a: ");
 	report_sampling_text(out, &p[1], "b: ");
@@ -464,15 +465,29 @@ header_text(FILE *out, const struct comparison *c,
 			" bytes at peak, %" PRIu64 " bytes allocated\n",
 			args->percent, args->min_bytes, c->peak_threshold,
 			c->allocated_threshold);
+	else if (bare->sites_empty)
+		fprintf(out, "no per-site statistics (%s has none): %s is %s; "
+			"comparing the top entries of the peak snapshots' trees "
+			"by label instead; a change counts beyond %.2f%% of the "
+			"larger peak and %" PRIu64 " bytes: %" PRIu64 " bytes\n",
+			bare->sites_path, bare->path,
+			report_missing_reason(bare), args->percent,
+			args->min_bytes, c->peak_threshold);
 	else
 		fprintf(out, "no per-site statistics (no %s): %s was not "
 			"written by heaptrace; comparing the top entries of the "
 			"peak snapshots' trees by label instead; a change counts "
 			"beyond %.2f%% of the larger peak and %" PRIu64
 			" bytes: %" PRIu64 " bytes\n",
-			p[0].has_sites ? p[1].sites_path : p[0].sites_path,
-			p[0].has_sites ? p[1].path : p[0].path, args->percent,
+			bare->sites_path, bare->path, args->percent,
 			args->min_bytes, c->peak_threshold);
+	for (int k = 0; k < 2; k++)
+		if (p[k].pages)
+			fprintf(out, "%s: figures are %s\n", k ? "b" : "a",
+				report_measure(&p[k]));
+	if (p[0].pages != p[1].pages)
+		fputs("one profile counts pages mapped, the other heap "
+		      "blocks: their figures do not compare\n", out);
 	fputc('\n', out);
 }
 
@@ -490,7 +505,8 @@ summary_text(FILE *out, const struct comparison *c)
 			c->n_changes == 1 ? "" : "s", grew, c->n_changes - grew);
 	else
 		fputs("no site changed beyond the threshold", out);
-	fprintf(out, "; peak heap %" PRIu64 " -> %" PRIu64, c->peak_heap[0],
+	fprintf(out, "; peak %s %" PRIu64 " -> %" PRIu64,
+		c->pages ? "pages mapped" : "heap", c->peak_heap[0],
 		c->peak_heap[1]);
 	if (c->by_stack)
 		fprintf(out, ", allocated %" PRIu64 " -> %" PRIu64,
@@ -584,6 +600,7 @@ side_json(FILE *out, const char *name, const struct report_profile *p,
 	fputs(", \"cmd\": ", out);
 	report_json_string(out, p->massif.cmd ? p->massif.cmd : "");
 	report_sampling_json(out, p);
+	fprintf(out, ", \"measure\": \"%s\"", p->pages ? "pages" : "heap");
 	fprintf(out, ", \"sites\": %s, \"peak_heap\": %" PRIu64
 		", \"allocated\": ", p->has_sites ? "true" : "false",
 		c->peak_heap[k]);
@@ -627,13 +644,14 @@ comparison_run(struct comparison *c, const struct diff_args *args,
 	struct entries *es = c->entries;
 	memset(c, 0, sizeof(*c));
 	c->by_stack = p[0].has_sites && p[1].has_sites;
+	c->pages = p[0].pages && p[1].pages;
 	for (int k = 0; k < 2; k++) {
 		c->peak_heap[k] = report_peak_heap(&p[k]);
 		c->allocated[k] = profile_allocated(&p[k]);
 		if (c->by_stack)
 			entries_of_sites(&es[k], &p[k].sites);
 		else
-			entries_of_peak_tree(&es[k], &p[k].massif);
+			entries_of_peak_tree(&es[k], &p[k]);
 	}
 	c->peak_threshold = threshold_of(args, c->peak_heap[0],
 					 c->peak_heap[1]);

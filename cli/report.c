@@ -50,6 +50,8 @@ report_profile_load(const char *path, struct report_profile *p, char *err,
 			snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
+	p->pages = mf_pages_as_heap(&p->massif);
+	p->stacks = mf_has_stacks(&p->massif);
 	p->sites_path = sites_path_of(path);
 	int e;
 	if (sites_read(p->sites_path, &p->sites, &e, err, errlen) == 0)
@@ -57,6 +59,14 @@ report_profile_load(const char *path, struct report_profile *p, char *err,
 	else if (e != ENOENT) {
 		report_profile_free(p);
 		return -1;
+	}
+	/* heaptrace counts no allocator calls under --pages-as-heap: its
+	   empty .sites would give empty sections where the Massif file's
+	   trees say where the pages went */
+	if (p->has_sites && p->pages && p->sites.n_sites == 0) {
+		sites_free(&p->sites);
+		p->has_sites = false;
+		p->sites_empty = true;
 	}
 	return 0;
 }
@@ -71,13 +81,50 @@ report_profile_free(struct report_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The .sites file's peak: line names a snapshot; attach writes
+   "snapshot=-1 heap=0" when it took no peak snapshot. */
+static bool
+sites_peak_known(const struct report_profile *p)
+{
+	return p->has_sites && p->sites.has_peak &&
+	       p->sites.peak_snapshot >= 0;
+}
+
+long
+report_peak_index(const struct report_profile *p)
+{
+	const struct mf_file *m = &p->massif;
+	for (size_t i = 0; i < m->n_snaps; i++)
+		if (m->snaps[i].kind == MF_PEAK)
+			return (long)i;
+	for (size_t i = 0; sites_peak_known(p) && i < m->n_snaps; i++)
+		if ((int64_t)m->snaps[i].number == p->sites.peak_snapshot)
+			return (long)i;
+	return mf_largest_index(m);
+}
+
 uint64_t
 report_peak_heap(const struct report_profile *p)
 {
-	if (p->has_sites && p->sites.has_peak)
+	if (sites_peak_known(p))
 		return p->sites.peak_heap;
-	long i = mf_peak_index(&p->massif);
+	long i = report_peak_index(p);
 	return i < 0 ? 0 : p->massif.snaps[i].heap;
+}
+
+const char *
+report_measure(const struct report_profile *p)
+{
+	return p->pages ? "pages mapped (--pages-as-heap)" : "heap";
+}
+
+const char *
+report_missing_reason(const struct report_profile *p)
+{
+	return p->sites_empty ?
+	       "a --pages-as-heap profile: heaptrace counts no allocator "
+	       "calls then, only pages mapped" :
+	       "the profile was not written by heaptrace";
 }
 
 bool
@@ -314,7 +361,12 @@ report_usage(FILE *out)
 	      "Massif file\n"
 	      "without .sites (real Massif's), the snapshot series and the "
 	      "peak tree's top\n"
-	      "entries. Exit status: 0, or 2 on an error.\n"
+	      "entries. A --pages-as-heap profile is read as pages mapped "
+	      "(the callers of\n"
+	      "the page calls as the peak tree's entries); a --stacks=yes "
+	      "profile's peak\n"
+	      "counts stacks, as Massif's. Exit status: 0, or 2 on an "
+	      "error.\n"
 	      "  --format=text|json|html|pprof\n"
 	      "                           text: the sections above; json: one "
 	      "object\n"
@@ -427,7 +479,7 @@ totals_get(const struct report_profile *p, struct totals *t)
 	memset(t, 0, sizeof(*t));
 	t->runtime = m->n_snaps ? m->snaps[m->n_snaps - 1].time : 0;
 	t->peak_heap = report_peak_heap(p);
-	t->peak_index = mf_peak_index(m);
+	t->peak_index = report_peak_index(p);
 	if (!p->has_sites)
 		return;
 	if (sf->has_totals) {
@@ -469,23 +521,95 @@ profile_cmd(const struct report_profile *p)
 	return p->has_sites && p->sites.cmd ? p->sites.cmd : "";
 }
 
-/* The peak tree's top entries (the root's children), preorder indexes
-   into S->tree; returns their number, *IDX malloc'd. */
-static size_t
-tree_top_entries(const struct mf_snapshot *s, size_t **idx)
+/* The C library's wrappers of the page-level calls: under
+   --pages-as-heap every top entry of a tree is one of them. */
+static bool
+is_page_call(const char *label)
 {
+	static const char *const names[] = {
+		"mmap", "mmap64", "__mmap", "__mmap64", "mremap", "__mremap",
+		"brk", "__brk", "__brk_call", "sbrk", "__sbrk", "shmat",
+	};
+	const char *text = report_label_text(label);
+	size_t len = strcspn(text, " ");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !strncmp(text, names[i], len))
+			return true;
+	return false;
+}
+
+/* The index after the subtree at I: NEED counts the nodes still to
+   pass. */
+static size_t
+subtree_end(const struct mf_snapshot *s, size_t i)
+{
+	for (uint64_t need = 1; need && i < s->n_tree; i++)
+		need += (uint64_t)s->tree[i].n_children - 1;
+	return i;
+}
+
+/* The children of node AT into *IDX (at *N, room *CAP); with PAGES, a
+   page-call wrapper with callers gives its callers instead. */
+static void
+tree_entries_below(const struct mf_snapshot *s, size_t at, bool pages,
+		   size_t **idx, size_t *n, size_t *cap)
+{
+	size_t i = at + 1;
+	for (uint32_t c = 0; c < s->tree[at].n_children && i < s->n_tree;
+	     c++) {
+		const struct mf_node *nd = &s->tree[i];
+		if (pages && !nd->aggregate && nd->n_children &&
+		    is_page_call(nd->label)) {
+			tree_entries_below(s, i, pages, idx, n, cap);
+		} else {
+			ht_xgrow((void **)idx, cap, *n + 1, sizeof(**idx));
+			(*idx)[(*n)++] = i;
+		}
+		i = subtree_end(s, i);
+	}
+}
+
+/* An entry and its bytes, to sort by. */
+struct sized_entry {
+	uint64_t bytes;
+	size_t index;
+};
+
+/* Largest first; equal ones in the tree's order. */
+static int
+sized_entry_cmp(const void *a, const void *b)
+{
+	const struct sized_entry *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* IDX[0..N) ordered by their nodes' bytes, largest first. */
+static void
+entries_sort(const struct mf_snapshot *s, size_t *idx, size_t n)
+{
+	struct sized_entry *e = ht_xcalloc(n ? n : 1, sizeof(*e));
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct sized_entry){ s->tree[idx[i]].bytes, idx[i] };
+	qsort(e, n, sizeof(*e), sized_entry_cmp);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = e[i].index;
+	free(e);
+}
+
+size_t
+report_tree_entries(const struct report_profile *p,
+		    const struct mf_snapshot *s, size_t **idx)
+{
+	size_t n = 0, cap = 0;
 	*idx = NULL;
 	if (!s->n_tree)
 		return 0;
-	size_t n = 0, cap = 0, i = 1;
-	for (uint32_t c = 0; c < s->tree[0].n_children && i < s->n_tree;
-	     c++) {
-		ht_xgrow((void **)idx, &cap, n + 1, sizeof(**idx));
-		(*idx)[n++] = i;
-		/* skip the subtree: NEED counts the nodes still to pass */
-		for (uint64_t need = 1; need && i < s->n_tree; i++)
-			need += (uint64_t)s->tree[i].n_children - 1;
-	}
+	tree_entries_below(s, 0, p->pages, idx, &n, &cap);
+	/* callers brought up from several wrappers: their order */
+	if (p->pages)
+		entries_sort(s, *idx, n);
 	return n;
 }
 
@@ -495,7 +619,6 @@ kind_name(enum mf_kind k)
 	return k == MF_PEAK ? "peak" : k == MF_DETAILED ? "detailed" : "empty";
 }
 
-#define MISSING_TEXT "the profile was not written by heaptrace"
 
 /* ---- text ---- */
 
@@ -632,16 +755,53 @@ runtime_text(FILE *out, const struct report_profile *p,
 		"snapshot)\n", t->runtime, time_unit(p));
 }
 
+/* Massif's peak with --stacks=yes: heap, extra and stacks together. */
+static void
+peak_stacks_text(FILE *out, const struct report_profile *p,
+		 const struct totals *t)
+{
+	if (!p->stacks || t->peak_index < 0)
+		return;
+	const struct mf_snapshot *s = &p->massif.snaps[t->peak_index];
+	fprintf(out, "peak memory with stacks (--stacks=yes): heap %" PRIu64
+		" + extra %" PRIu64 " + stacks %" PRIu64 " = %" PRIu64
+		" bytes (snapshot %u)\n", s->heap, s->extra, s->stacks,
+		s->heap + s->extra + s->stacks, s->number);
+}
+
+/* A program that ends at its largest (no release after it) has its
+   largest snapshot after Massif's peak snapshot: say so. */
+static void
+largest_text(FILE *out, const struct report_profile *p,
+	     const struct totals *t)
+{
+	const struct mf_file *m = &p->massif;
+	long li = mf_largest_index(m);
+	if (li < 0 || t->peak_index < 0 || li == t->peak_index)
+		return;
+	const struct mf_snapshot *l = &m->snaps[li];
+	const struct mf_snapshot *k = &m->snaps[t->peak_index];
+	if (l->heap + l->stacks <= k->heap + k->stacks)
+		return;
+	fprintf(out, "largest snapshot: %" PRIu64 " bytes %s (snapshot %u), "
+		"more than at the peak snapshot: Massif takes its peak only "
+		"when memory is released\n", l->heap, p->pages ? "of pages" :
+		"of heap", l->number);
+}
+
 static void
 peak_heap_text(FILE *out, const struct report_profile *p,
 	       const struct totals *t)
 {
-	fprintf(out, "peak heap memory consumption: %" PRIu64 " bytes",
-		t->peak_heap);
+	fprintf(out, "%s: %" PRIu64 " bytes", p->pages ?
+		"peak pages mapped (--pages-as-heap)" :
+		"peak heap memory consumption", t->peak_heap);
 	if (t->peak_index >= 0)
 		fprintf(out, " (snapshot %u)",
 			p->massif.snaps[t->peak_index].number);
 	fputc('\n', out);
+	peak_stacks_text(out, p, t);
+	largest_text(out, p, t);
 }
 
 static void
@@ -665,6 +825,14 @@ header_text(FILE *out, const struct report_profile *p)
 {
 	fprintf(out, "heaptrace report of %s\ncmd: %s\n", p->path,
 		profile_cmd(p));
+	if (p->pages)
+		fputs("figures: pages mapped (--pages-as-heap): the bytes of "
+		      "the pages the program mapped (mmap, mremap, brk), not "
+		      "heap blocks\n", out);
+	if (p->stacks)
+		fputs("figures: heap and stacks (--stacks=yes): the peak is "
+		      "the snapshot of the most heap + extra + stacks, as "
+		      "Massif's\n", out);
 	report_sampling_text(out, p, "");
 }
 
@@ -673,7 +841,7 @@ snapshots_text(FILE *out, const struct report_profile *p)
 {
 	const struct mf_file *m = &p->massif;
 	fprintf(out, "SNAPSHOTS\n%8s %16s %16s %12s %12s  %s\n", "snapshot",
-		"time", "heap", "extra", "stacks", "tree");
+		"time", p->pages ? "pages" : "heap", "extra", "stacks", "tree");
 	for (size_t i = 0; i < m->n_snaps; i++) {
 		const struct mf_snapshot *s = &m->snaps[i];
 		fprintf(out, "%8u %16" PRIu64 " %16" PRIu64 " %12" PRIu64
@@ -695,9 +863,15 @@ peak_tree_text(FILE *out, const struct report_profile *p,
 	}
 	const struct mf_snapshot *s = &p->massif.snaps[pi];
 	size_t *idx;
-	size_t n = tree_top_entries(s, &idx);
-	fprintf(out, "PEAK MEMORY CONSUMERS (top entries of snapshot %u's "
-		"tree)\n", s->number);
+	size_t n = report_tree_entries(p, s, &idx);
+	fprintf(out, "%s (top entries of snapshot %u's tree)\n", p->pages ?
+		"PEAK PAGES MAPPED (--pages-as-heap)" : "PEAK MEMORY CONSUMERS",
+		s->number);
+	long peak = report_peak_index(p);
+	if (peak >= 0 && peak != pi)
+		fprintf(out, "(the peak, snapshot %u, has no tree: this is the "
+			"largest detailed snapshot's)\n",
+			p->massif.snaps[peak].number);
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		const struct mf_node *nd = &s->tree[idx[i]];
 		fprintf(out, "%" PRIu64 " bytes (%.2f%%) %s%s\n", nd->bytes,
@@ -715,10 +889,17 @@ massif_only_text(FILE *out, const struct report_profile *p,
 {
 	struct totals t;
 	totals_get(p, &t);
-	fprintf(out, "per-site statistics missing: no %s beside the profile; "
-		"%s (real Massif's?), so calls, temporary allocations and leaks "
-		"are not known. What the Massif file holds:\n\n",
-		p->sites_path, MISSING_TEXT);
+	if (p->sites_empty)
+		fprintf(out, "per-site statistics missing: %s beside the "
+			"profile has none: %s, so calls, temporary allocations "
+			"and leaks are not known. What the Massif file "
+			"holds:\n\n", p->sites_path, report_missing_reason(p));
+	else
+		fprintf(out, "per-site statistics missing: no %s beside the "
+			"profile; %s (real Massif's?), so calls, temporary "
+			"allocations and leaks are not known. What the Massif "
+			"file holds:\n\n", p->sites_path,
+			report_missing_reason(p));
 	snapshots_text(out, p);
 	peak_tree_text(out, p, top);
 	runtime_text(out, p, &t);
@@ -746,17 +927,26 @@ static void
 peak_json(FILE *out, const struct report_profile *p)
 {
 	const struct sites_file *sf = &p->sites;
-	long pi = mf_peak_index(&p->massif);
-	if (p->has_sites && sf->has_peak && sf->peak_snapshot >= 0)
+	long pi = report_peak_index(p);
+	if (sites_peak_known(p))
 		fprintf(out, "{\"snapshot\": %" PRId64 ", \"time\": %" PRIu64
-			", \"heap\": %" PRIu64 "}", sf->peak_snapshot,
+			", \"heap\": %" PRIu64, sf->peak_snapshot,
 			sf->peak_time, sf->peak_heap);
-	else if ((!p->has_sites || !sf->has_peak) && pi >= 0)
+	else if (pi >= 0)
 		fprintf(out, "{\"snapshot\": %u, \"time\": %" PRIu64
-			", \"heap\": %" PRIu64 "}", p->massif.snaps[pi].number,
+			", \"heap\": %" PRIu64, p->massif.snaps[pi].number,
 			p->massif.snaps[pi].time, p->massif.snaps[pi].heap);
-	else
+	else {
 		fputs("null", out);
+		return;
+	}
+	if (p->stacks && pi >= 0) {
+		const struct mf_snapshot *s = &p->massif.snaps[pi];
+		fprintf(out, ", \"extra\": %" PRIu64 ", \"stacks\": %" PRIu64
+			", \"total\": %" PRIu64, s->extra, s->stacks,
+			s->heap + s->extra + s->stacks);
+	}
+	fputc('}', out);
 }
 
 static void
@@ -770,6 +960,8 @@ profile_json(FILE *out, const struct report_profile *p)
 	report_json_string(out, profile_cmd(p));
 	fputs(", \"time_unit\": ", out);
 	report_json_string(out, time_unit(p));
+	fprintf(out, ", \"measure\": \"%s\", \"stacks\": %s",
+		p->pages ? "pages" : "heap", p->stacks ? "true" : "false");
 	fputs(", \"peak\": ", out);
 	peak_json(out, p);
 	report_sampling_json(out, p);
@@ -830,9 +1022,12 @@ sites_json(FILE *out, const struct report_profile *p)
 {
 	if (!p->has_sites) {
 		fputs("  \"sites\": null,\n  \"missing\": ", out);
-		char *why = ht_xasprintf("per-site statistics: no %s beside the "
-					 "profile; %s", p->sites_path,
-					 MISSING_TEXT);
+		char *why = ht_xasprintf("per-site statistics: %s %s %s; %s",
+					 p->sites_empty ? "the" : "no",
+					 p->sites_path, p->sites_empty ?
+					 "beside the profile has none" :
+					 "beside the profile",
+					 report_missing_reason(p));
 		report_json_string(out, why);
 		free(why);
 		fputs(",\n", out);
@@ -858,7 +1053,7 @@ peak_tree_json(FILE *out, const struct report_profile *p)
 	}
 	const struct mf_snapshot *s = &p->massif.snaps[pi];
 	size_t *idx;
-	size_t n = tree_top_entries(s, &idx);
+	size_t n = report_tree_entries(p, s, &idx);
 	fputc('[', out);
 	for (size_t i = 0; i < n; i++) {
 		const struct mf_node *nd = &s->tree[idx[i]];
@@ -913,7 +1108,7 @@ report_html(FILE *out, const struct report_profile *p)
 		.path = p->path,
 		.massif = &p->massif,
 		.sites = p->has_sites ? &p->sites : NULL,
-		.peak = mf_peak_index(&p->massif),
+		.peak = report_peak_index(p),
 	};
 	html_write(out, &h);
 }

@@ -30,6 +30,10 @@ struct report_profile {
 	bool has_sites;
 	struct sites_file sites;
 	char *sites_path;
+	bool pages;        /* --pages-as-heap: figures are pages mapped */
+	bool stacks;       /* --stacks=yes: snapshots count stack bytes */
+	bool sites_empty;  /* a .sites file without sites was set aside
+			      (--pages-as-heap records none) */
 };
 
 /* Whether P is sampled (its .sites file's sampling: line, else its
@@ -60,9 +64,30 @@ int report_profile_load(const char *path, struct report_profile *p,
 /* Free what report_profile_load read. */
 void report_profile_free(struct report_profile *p);
 
-/* The profile's peak heap in bytes: the .sites file's peak: line, else
-   the Massif file's peak snapshot's, else 0. */
+/* The index in P's Massif snapshots of its peak: the peak snapshot
+   (heap_tree=peak, or the one the .sites peak: line names), else the
+   largest snapshot (attach, or a program ending at its largest, takes no
+   peak snapshot); -1 when there is no snapshot. */
+long report_peak_index(const struct report_profile *p);
+
+/* The profile's peak heap in bytes (pages mapped with --pages-as-heap):
+   the .sites file's peak: line when it names a snapshot, else that of
+   report_peak_index's snapshot, else 0. */
 uint64_t report_peak_heap(const struct report_profile *p);
+
+/* What P's heap figures count, for headings: "heap", or "pages mapped
+   (--pages-as-heap)". */
+const char *report_measure(const struct report_profile *p);
+
+/* Why P has no per-site statistics, one clause (no .sites file, or
+   --pages-as-heap records none). */
+const char *report_missing_reason(const struct report_profile *p);
+
+/* The top entries of snapshot S's tree (the root's children; under
+   --pages-as-heap the callers of the page-call wrappers, largest first),
+   preorder indexes into S->tree; returns their number, *IDX malloc'd. */
+size_t report_tree_entries(const struct report_profile *p,
+			   const struct mf_snapshot *s, size_t **idx);
 
 /* A tree node's label without the "0xADDR: " Massif puts before it. */
 const char *report_label_text(const char *label);

@@ -17,7 +17,8 @@ struct html_profile {
 	const char *path;                /* the profile's name, as given */
 	const struct mf_file *massif;
 	const struct sites_file *sites;  /* NULL: none beside the profile */
-	long peak;                       /* index in massif->snaps, -1 none */
+	long peak;                       /* index in massif->snaps, -1 none;
+					    not always a detailed one */
 };
 
 /* Write P to OUT as one HTML page. Returns 0, or -1 when OUT reported a

@@ -138,7 +138,9 @@
     fact('time unit', (D.time_unit || '?') + ' (' + (TIME_UNITS[D.time_unit] || 'unknown unit') + ')');
     var detailed = snaps.filter(function (s) { return s.tree; }).length;
     fact('snapshots', snaps.length + ' (' + detailed + ' detailed)');
-    fact('peak', peak ? bytes(peak.heap) + ' heap (' + grouped(peak.heap) + ' B) at time ' +
+    var measure = D.pages_as_heap ? ' pages mapped (--pages-as-heap)' : ' heap';
+    var withStacks = peak && peak.stacks ? ' + ' + bytes(peak.stacks) + ' stacks (' + grouped(peak.stacks) + ' B)' : '';
+    fact('peak', peak ? bytes(peak.heap) + measure + ' (' + grouped(peak.heap) + ' B)' + withStacks + ' at time ' +
       grouped(peak.time) + ', snapshot ' + peak.number : 'none (no detailed snapshot)');
     if (D.sampling) fact('sampling', el('strong', { class: 'sampling-note', text: D.sampling.text }));
     var title = el('h1', { text: 'heaptrace report' });
@@ -358,7 +360,7 @@
   function treeView() {
     var title = el('h2', { text: 'Allocation tree' });
     var box = el('div', { id: 'tree' });
-    append(app, [title, el('div', { class: 'note', text: 'Bytes and share of the snapshot\u2019s heap; click an entry to open or close it.' }), box]);
+    append(app, [title, el('div', { class: 'note', text: 'Bytes and share of the snapshot\u2019s ' + (D.pages_as_heap ? 'pages mapped' : 'heap') + '; click an entry to open or close it.' }), box]);
     views.tree = function (s) {
       title.textContent = 'Allocation tree of snapshot ' + s.number + (s.i === peakIndex ? ' (the peak)' : '');
       box.innerHTML = '';
@@ -546,6 +548,12 @@
   function sitesView() {
     append(app, [el('h2', { text: 'Allocation sites' })]);
     var S = D.sites;
+    if (!S && D.pages_as_heap) {
+      append(app, [el('p', { class: 'note', id: 'no-sites', text: 'No per-site statistics: with --pages-as-heap only ' +
+        'pages mapped are counted (mmap, mremap, brk), not allocator calls. ' +
+        'The chart, trees and flame graph above show where the pages went.' })]);
+      return;
+    }
     if (!S) {
       append(app, [el('p', { class: 'note', id: 'no-sites', text: 'No per-site statistics: there is no ' + D.path +
         '.sites file beside this profile (real Massif writes none; heaptrace writes it at the end of each run). ' +
@@ -566,7 +574,11 @@
     document.body.appendChild(tip);
     header();
     chart();
-    var start = peakIndex >= 0 ? snaps[peakIndex] : snaps.filter(function (s) { return s.tree; }).pop();
+    /* a peak without a tree (no peak snapshot: the largest one) opens the
+       largest detailed snapshot's */
+    var detailed = snaps.filter(function (s) { return s.tree; });
+    var start = peakIndex >= 0 && snaps[peakIndex].tree ? snaps[peakIndex] :
+      detailed.reduce(function (m, s) { return !m || s.heap + s.stacks > m.heap + m.stacks ? s : m; }, null);
     treeView();
     flameView();
     if (start) select(start);

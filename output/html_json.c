@@ -36,18 +36,6 @@ label_text(const char *label)
 
 /* ---- snapshots and trees ---- */
 
-/* Whether the file was written with --pages-as-heap=yes: its root says
-   so, else its desc line (a file whose trees are all empty). */
-static bool
-pages_as_heap(const struct mf_file *m)
-{
-	for (size_t i = 0; i < m->n_snaps; i++)
-		if (m->snaps[i].n_tree)
-			return strncmp(m->snaps[i].tree[0].label,
-				       "(page allocation", 16) == 0;
-	return m->desc && strstr(m->desc, "--pages-as-heap=yes");
-}
-
 static void
 snapshots_json(FILE *out, const struct mf_file *m)
 {
@@ -345,10 +333,13 @@ html_json_write(FILE *out, const struct html_profile *p)
 	fputs(",\"time_unit\":", out);
 	html_json_string(out, m->time_unit);
 	fprintf(out, ",\"pages_as_heap\":%s,\"peak\":%ld",
-		pages_as_heap(m) ? "true" : "false", p->peak);
+		mf_pages_as_heap(m) ? "true" : "false", p->peak);
 	sampling_json(out, p);
 	snapshots_json(out, m);
-	trees_json(out, m, p->peak);
+	/* the tree shown first gets the large budget: the peak's, or when
+	   the peak has none the largest detailed snapshot's */
+	trees_json(out, m, p->peak >= 0 && m->snaps[p->peak].n_tree ? p->peak :
+		   mf_peak_index(m));
 	sites_json(out, p->sites);
 	fputs("}", out);
 }

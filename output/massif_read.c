@@ -438,9 +438,44 @@ mf_peak_index(const struct mf_file *m)
 		const struct mf_snapshot *s = &m->snaps[i];
 		if (s->kind == MF_PEAK)
 			return (long)i;
+		/* Massif's peak counts stacks too (heap + extra + stacks);
+		   extra is left out, as before stacks were read */
 		if (s->kind == MF_DETAILED &&
-		    (best < 0 || s->heap > m->snaps[best].heap))
+		    (best < 0 || s->heap + s->stacks >
+				 m->snaps[best].heap + m->snaps[best].stacks))
 			best = (long)i;
 	}
 	return best;
+}
+
+long
+mf_largest_index(const struct mf_file *m)
+{
+	long best = -1;
+	for (size_t i = 0; i < m->n_snaps; i++) {
+		const struct mf_snapshot *s = &m->snaps[i];
+		if (best < 0 || s->heap + s->stacks >
+				m->snaps[best].heap + m->snaps[best].stacks)
+			best = (long)i;
+	}
+	return best;
+}
+
+bool
+mf_pages_as_heap(const struct mf_file *m)
+{
+	for (size_t i = 0; i < m->n_snaps; i++)
+		if (m->snaps[i].n_tree)
+			return strncmp(m->snaps[i].tree[0].label,
+				       "(page allocation", 16) == 0;
+	return m->desc && strstr(m->desc, "--pages-as-heap=yes");
+}
+
+bool
+mf_has_stacks(const struct mf_file *m)
+{
+	for (size_t i = 0; i < m->n_snaps; i++)
+		if (m->snaps[i].stacks)
+			return true;
+	return m->desc && strstr(m->desc, "--stacks=yes");
 }

@@ -35,7 +35,22 @@ int mf_read(const char *path, struct mf_file *out, char *err, size_t errlen);
 void mf_free(struct mf_file *f);
 
 /* The index in M->snaps of the peak snapshot (heap_tree=peak), else of
-   the detailed one with the largest heap; -1 when there is none. */
+   the detailed one with the largest heap plus stacks; -1 when there is
+   none. */
 long mf_peak_index(const struct mf_file *m);
+
+/* The index in M->snaps of the snapshot, detailed or not, with the most
+   heap plus stacks (the first of equal ones); -1 when M has none. A
+   program that ends at its largest has it after its peak snapshot,
+   which Massif takes only when memory is released. */
+long mf_largest_index(const struct mf_file *m);
+
+/* Whether M was written with --pages-as-heap=yes (its figures are pages
+   mapped, not heap blocks): a tree's root says so, else its desc:. */
+bool mf_pages_as_heap(const struct mf_file *m);
+
+/* Whether M was written with --stacks=yes: its desc: says so, or a
+   snapshot has stack bytes. */
+bool mf_has_stacks(const struct mf_file *m);
 
 #endif

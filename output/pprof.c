@@ -7,7 +7,11 @@
    instead, one sample per leaf (inuse_objects 0: trees count bytes).
    Without a .sites file (real Massif's) there is only inuse_space, from
    the tree. Frames of one address (an inlined chain) are one location
-   with a line per function, innermost first. */
+   with a line per function, innermost first. A --pages-as-heap profile
+   (whose .sites holds no sites) has only its tree's figures, pages
+   mapped, named mapped_space; with --stacks=yes the snapshot's stack
+   bytes are one more sample, "(stacks)", as Massif counts them in its
+   peak. */
 #include "output/pprof.h"
 
 #include <errno.h>
@@ -40,6 +44,11 @@ static const char *const type_units[N_VALUES] = {
    children's. */
 #define BELOW_THRESHOLD "(below threshold)"
 #define NO_STACK "(no stack)"
+#define STACKS "(stacks)"
+
+/* The one type of a profile read from a tree alone; under
+   --pages-as-heap its figures are pages mapped, not heap blocks. */
+static const char *const mapped_name = "mapped_space";
 
 /* What one write reads and builds. */
 struct pprof_job {
@@ -47,6 +56,7 @@ struct pprof_job {
 	struct mf_file massif;
 	bool has_sites;
 	struct sites_file sites;
+	bool pages;            /* --pages-as-heap */
 	struct pprof_build *b;
 	size_t n_values;       /* N_VALUES, or 1 (inuse_space) without .sites */
 	uint64_t *locs;        /* a sample's location IDs */
@@ -284,6 +294,20 @@ tree_node(struct tree_walk *w, size_t i, size_t depth)
 	return next;
 }
 
+/* The stack bytes of snapshot S (--stacks=yes) as one sample of their
+   own: Massif's trees leave them out, its peak counts them. */
+static void
+stacks_sample(struct pprof_job *j, const struct mf_snapshot *s)
+{
+	int64_t v[N_VALUES] = { 0 };
+	if (!s->stacks)
+		return;
+	lines_push(j, 0, (struct pprof_line){ .function = STACKS });
+	locs_push(j, 0, pprof_build_location(j->b, 0, 0, j->lines, 1));
+	v[j->n_values == 1 ? 0 : V_INUSE_SPACE] = (int64_t)s->stacks;
+	pprof_build_sample(j->b, j->locs, 1, v);
+}
+
 static void
 tree_samples(struct pprof_job *j, const struct mf_snapshot *s)
 {
@@ -325,6 +349,13 @@ job_read(struct pprof_job *j, char *err, size_t errlen)
 		j->has_sites = true;
 	else if (e != ENOENT)
 		return -1;
+	j->pages = mf_pages_as_heap(&j->massif);
+	/* no allocator calls are counted under --pages-as-heap: the tree
+	   holds the figures */
+	if (j->has_sites && j->pages && j->sites.n_sites == 0) {
+		sites_free(&j->sites);
+		j->has_sites = false;
+	}
 	return 0;
 }
 
@@ -358,6 +389,18 @@ tree_snapshot(const struct pprof_job *j, long at, char *err, size_t errlen)
 	return i < 0 ? -2 : i;
 }
 
+/* The snapshot whose stack bytes go with the inuse figures: the tree's,
+   else the peak's or the last; -1 when none. */
+static long
+stacks_snapshot(const struct pprof_job *j, long tree, long at)
+{
+	if (tree >= 0)
+		return tree;
+	if (at == PPROF_AT_END)
+		return j->massif.n_snaps ? (long)j->massif.n_snaps - 1 : -1;
+	return mf_peak_index(&j->massif);
+}
+
 /* When the profile was written (its Massif file's modification time) and
    how long the run it covers lasted, when its time unit is ms (the time
    of its last snapshot). */
@@ -388,6 +431,14 @@ profile_comments(const struct pprof_job *j)
 		pprof_build_comment(j->b, cmd);
 		free(cmd);
 	}
+	if (j->pages)
+		pprof_build_comment(j->b, "mapped_space: bytes of the pages "
+				    "mapped (--pages-as-heap: mmap, mremap, "
+				    "brk), not heap blocks");
+	if (mf_has_stacks(&j->massif))
+		pprof_build_comment(j->b, "(stacks): the stack bytes of the "
+				    "snapshot (--stacks=yes), counted in "
+				    "Massif's peak");
 	if (sites_sampling_of(j->has_sites ? &j->sites : NULL, j->massif.desc,
 			      &s)) {
 		sites_sampling_text(&s, text, sizeof(text));
@@ -425,7 +476,8 @@ pprof_write_file(const char *massif_path, const char *out_path, long at,
 	uint64_t period = sampling_interval(&j);
 	j.n_values = j.has_sites ? N_VALUES : 1;
 	/* exact profiles: period 1, every byte was seen */
-	j.b = pprof_build_new(j.has_sites ? type_names : &type_names[3],
+	j.b = pprof_build_new(j.has_sites ? type_names :
+			      j.pages ? &mapped_name : &type_names[3],
 			      j.has_sites ? type_units : &type_units[3],
 			      j.n_values, "space", "bytes",
 			      period ? (int64_t)period : 1);
@@ -437,6 +489,9 @@ pprof_write_file(const char *massif_path, const char *out_path, long at,
 						     : PPROF_AT_PEAK));
 	if (tree >= 0)
 		tree_samples(&j, &j.massif.snaps[tree]);
+	long st = stacks_snapshot(&j, tree, at);
+	if (st >= 0)
+		stacks_sample(&j, &j.massif.snaps[st]);
 	int rc = out_file_write(out_path, fill_profile, j.b);
 	if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", out_path,

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Checks the DOM headless Chromium dumped of a heaptrace HTML report
 against the profile it shows:
-   check_dom.py DOM PROFILE [--sites|--no-sites] [--pages]
+   check_dom.py DOM PROFILE [--sites|--no-sites] [--pages] [--stacks]
+       [--largest]
 The script ran to its end without an error; the chart has one mark per
 snapshot, the peak marked; every function of the peak's top entries is in
 the tree (and the flame graph, when wide enough to be drawn); the flame
@@ -21,12 +22,15 @@ def peak_top_functions(profile):
     for line in open(profile, encoding="utf-8", errors="replace"):
         line = line.rstrip("\n")
         if line.startswith("snapshot="):
-            cur = {"kind": None, "heap": 0, "top": [], "root": 0}
+            cur = {"kind": None, "heap": 0, "top": [], "root": 0,
+                   "stacks": 0}
             snaps.append(cur)
         elif cur is None:
             continue
         elif line.startswith("mem_heap_B="):
             cur["heap"] = int(line.split("=")[1])
+        elif line.startswith("mem_stacks_B="):
+            cur["stacks"] = int(line.split("=")[1])
         elif line.startswith("heap_tree="):
             cur["kind"] = line.split("=")[1]
         elif re.match(r"^n\d+: ", line):
@@ -44,6 +48,13 @@ def peak_top_functions(profile):
         key=lambda s: -s["heap"])[:1]
     if not peaks:
         return len(snaps), None
+    # no peak snapshot (attach): the page's peak is the largest snapshot
+    largest = max(snaps, key=lambda s: s["heap"] + s["stacks"])
+    if peaks[0]["kind"] != "peak" and \
+            largest["heap"] + largest["stacks"] > \
+            peaks[0]["heap"] + peaks[0]["stacks"]:
+        peaks[0] = dict(peaks[0], heap=largest["heap"],
+                        stacks=largest["stacks"])
     return len(snaps), peaks[0]
 
 
@@ -97,8 +108,28 @@ def main():
             errors.append("no leak summary")
     if "--no-sites" in flags and 'id="no-sites"' not in dom:
         errors.append("no note in place of the site tables")
+    if "--largest" in flags and not re.search(
+            r'<h2[^>]*>Allocation tree of snapshot \d+</h2>', dom):
+        errors.append("the largest snapshot (no tree) not told from the "
+                      "tree's")
     if "--pages" in flags and "pages as heap" not in dom:
         errors.append("pages-as-heap not said")
+    facts = re.search(r'<dt>peak</dt><dd>([^<]*)</dd>', dom)
+    fact = html.unescape(facts.group(1)) if facts else ""
+    # JavaScript's numbers are exact up to 2^53 only
+    if peak and peak["heap"] < 2 ** 53 and \
+            "{:,}".format(peak["heap"]) not in fact:
+        errors.append("peak fact %r without the peak's %d bytes" %
+                      (fact, peak["heap"]))
+    if "--pages" in flags:
+        if "pages mapped (--pages-as-heap)" not in fact:
+            errors.append("peak fact %r not labelled as pages" % fact)
+        if "--pages-as-heap only pages mapped are counted" not in dom:
+            errors.append("no note saying pages have no site statistics")
+    if "--stacks" in flags and peak and \
+            "stacks ({:,} B)".format(peak["stacks"]) not in fact:
+        errors.append("peak fact %r without the peak's %d stack bytes" %
+                      (fact, peak["stacks"]))
     rows = len(re.findall(r'<tr class="row" data-n="\d+"', dom))
     ms = re.search(r'data-render-ms="(\d+)"', dom)
     print("%s: %d snapshot marks, %d peak entries, %d flame nodes, "

@@ -137,6 +137,30 @@ pages)
 	report "$profile"
 	render "$profile.html" "$profile" --pages
 	;;
+nopeak)
+	# a profile without a peak snapshot, as attach writes one: the peak
+	# shown is the largest snapshot, the tree the largest detailed one's
+	need_browser
+	"$ht" run -q --pages-as-heap=yes --time-unit=B --massif-out-file=m \
+		"$prog" >/dev/null 2>err || fail "heaptrace run: $(cat err)"
+	sed 's/^heap_tree=peak$/heap_tree=detailed/' m >n
+	sed 's/^peak: .*/peak: snapshot=-1 time=0 heap=0/' m.sites >n.sites
+	grep -q heap_tree=peak n && fail "sed changed nothing"
+	awk -F= '/^mem_heap_B=/ { h = $2 } /^heap_tree=/ {
+		if (h + 0 > m + 0) { m = h; k = $2 } } END { print k }' n |
+		grep -qx empty ||
+		fail "the largest snapshot has a tree: the case tests nothing"
+	report n
+	render n.html n --pages --largest
+	;;
+stacks)
+	need_browser
+	"$ht" run -q --stacks=yes --time-unit=B --massif-out-file=m.%p \
+		"$prog" >/dev/null 2>err || fail "heaptrace run: $(cat err)"
+	profile=$(ls m.* | grep -v '\.sites$' | head -1)
+	report "$profile"
+	render "$profile.html" "$profile" --sites --stacks
+	;;
 large)
 	need_browser
 	python3 "$src/gen_large.py" big.massif 500 3000 || exit 99

@@ -40,6 +40,99 @@ json_valid() { # FILE
 	python3 -m json.tool "$1" >/dev/null || fail "$1: not valid JSON"
 }
 
+# peak_field FILE FIELD: FIELD (number, heap, extra, stacks) of the peak
+# snapshot (heap_tree=peak) of the Massif file FILE.
+peak_field() {
+	awk -v f="$2" -F= '/^snapshot=/ { v["number"] = $2 }
+		/^mem_heap_B=/ { v["heap"] = $2 }
+		/^mem_heap_extra_B=/ { v["extra"] = $2 }
+		/^mem_stacks_B=/ { v["stacks"] = $2 }
+		/^heap_tree=peak/ { print v[f]; exit }' "$1"
+}
+
+# map_line: the line of map_pages's mmap call in progs/pages.c.
+map_line() {
+	grep -n 'char \*p = mmap(' "$src/progs/pages.c" | cut -d: -f1
+}
+
+# run_pages FILE N: heaptrace run --pages-as-heap=yes of the program
+# mapping N pages, into FILE.
+run_pages() {
+	"$ht" run -q --pages-as-heap=yes --massif-out-file="$1" "$tiny" "$2" \
+		>/dev/null 2>err || fail "heaptrace run --pages-as-heap: $(cat err)"
+}
+
+# pages_report FILE N: report's text and JSON of the pages-as-heap
+# profile FILE of the program mapping N pages.
+pages_report() {
+	local peak n
+	peak=$(peak_field "$1" heap) n=$(peak_field "$1" number)
+	[ "${peak:-0}" -ge $(($2 * 4096 + 200000)) ] ||
+		fail "$1: peak $peak below the pages mapped"
+	run 0 report "$1"
+	expect_in out "figures: pages mapped (--pages-as-heap): the bytes of the pages the program mapped (mmap, mremap, brk), not heap blocks"
+	expect_in out "peak pages mapped (--pages-as-heap): $peak bytes (snapshot $n)"
+	expect_in out "$(($2 * 4096)) bytes ($(awk -v a=$(($2 * 4096)) \
+		-v b="$peak" 'BEGIN { printf "%.2f", 100 * a / b }')%) from map_pages (pages.c:$(map_line))"
+	# the block of its own mapping: under malloc, not a page-call wrapper
+	grep -qE '^2[0-9]{5} bytes .* from (sysmalloc|_int_malloc|malloc)' out ||
+		fail "$1: no entry for the malloc'd block: $(sed -n '/^PEAK PAGES/,/^$/p' out)"
+	grep -qE 'from (__)?(mmap|mmap64|brk) ' out &&
+		fail "$1: a page-call wrapper is named"
+	grep -q '^PEAK PAGES MAPPED (--pages-as-heap) ' out ||
+		fail "$1: tree heading"
+	run 0 report --format=json "$1"
+	json_valid out
+	python3 - out "$peak" "$n" "$2" <<'EOF' || fail "$1: report JSON of pages"
+import json, sys
+r = json.load(open(sys.argv[1]))
+peak, n, pages = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+p = r["profile"]
+assert p["measure"] == "pages", p
+assert p["peak"]["heap"] == peak and p["peak"]["snapshot"] == n, p["peak"]
+assert r["totals"]["peak_heap"] == peak, r["totals"]
+assert r["sites"] is None, r["sites"]
+assert "--pages-as-heap" in r["missing"] or \
+    "not written by heaptrace" in r["missing"], r["missing"]
+m = [e for e in r["peak_tree"] if e["label"].startswith("map_pages ")]
+assert len(m) == 1 and m[0]["bytes"] == pages * 4096, r["peak_tree"]
+b = [e["bytes"] for e in r["peak_tree"]]
+assert b == sorted(b, reverse=True), b
+EOF
+}
+
+# stacks_report FILE: report's figures of the --stacks=yes profile FILE.
+stacks_report() {
+	local h e s n
+	h=$(peak_field "$1" heap) e=$(peak_field "$1" extra)
+	s=$(peak_field "$1" stacks) n=$(peak_field "$1" number)
+	[ "${s:-0}" -gt 0 ] || fail "$1: no stack bytes at the peak"
+	[ "${h:-0}" -ge 200000 ] || fail "$1: peak heap $h"
+	run 0 report "$1"
+	expect_in out "peak memory with stacks (--stacks=yes): heap $h + extra $e + stacks $s = $((h + e + s)) bytes (snapshot $n)"
+	grep -q '^figures: heap and stacks (--stacks=yes)' out ||
+		fail "$1: no figures line"
+	run 0 report --format=json "$1"
+	json_valid out
+	python3 - out "$h" "$e" "$s" <<'EOF' || fail "$1: report JSON of stacks"
+import json, sys
+r = json.load(open(sys.argv[1]))
+h, e, s = (int(x) for x in sys.argv[2:5])
+p = r["profile"]
+assert p["stacks"] is True and p["measure"] == "heap", p
+assert (p["peak"]["heap"], p["peak"]["stacks"], p["peak"]["total"]) == \
+    (h, s, h + e + s), p["peak"]
+EOF
+	have go || return 0
+	run 0 report --format=pprof -o s.pb.gz "$1"
+	go tool pprof -top -unit=B -nodefraction=0 -sample_index=inuse_space \
+		s.pb.gz >top 2>&1 || fail "go tool pprof: $(cat top)"
+	grep -q "of $((h + s))B total" top ||
+		fail "$1: pprof total, want heap + stacks $((h + s)): $(grep total top)"
+	grep -qE "^ +${s}B .*\(stacks\)$" top ||
+		fail "$1: no (stacks) of $s bytes: $(grep stacks top)"
+}
+
 case $case_name in
 report-text)
 	run 0 report a.massif
@@ -256,6 +349,117 @@ EOF
 		fail "diff says nothing of labels: $(cat out)"
 	run 0 diff --format=json vg.out vg.out
 	json_valid out
+	;;
+pages-run)
+	# 300 pages by one mmap in map_pages, a 200000-byte block of its own
+	# mapping: at the peak both, and the program's start-up mappings
+	run_pages p.out 300
+	pages_report p.out 300
+	;;
+pages-attach)
+	# attached to a program that releases nothing: no peak snapshot, its
+	# .sites says "snapshot=-1 heap=0", once read as a peak of 0 bytes;
+	# the peak is the largest snapshot, detailed or not
+	start_target t out ready "$tiny" 300 wait keep
+	"$ht" attach -q --pages-as-heap=yes --massif-out-file=p.out \
+		"$target" 2>att.err 9>&- &
+	h=$!
+	sleep 1
+	echo go >&9
+	finish_target t
+	wait $h || fail "heaptrace attach: $(tail -n 3 att.err)"
+	grep -q '^peak: snapshot=-1 ' p.out.sites ||
+		fail "attach wrote a peak snapshot: the case tests nothing: $(head -5 p.out.sites)"
+	run 0 report p.out
+	largest=$(awk -F= '/^snapshot=/ { n = $2 }
+		/^mem_heap_B=/ { if ($2 + 0 > m + 0) { m = $2; at = n } }
+		END { print m + 0, at }' p.out)
+	[ "${largest% *}" -ge $((300 * 4096 + 200000)) ] ||
+		fail "attach: largest snapshot ${largest% *} bytes"
+	expect_in out "peak pages mapped (--pages-as-heap): ${largest% *} bytes (snapshot ${largest#* })"
+	run 0 report --format=json p.out
+	python3 - out "${largest% *}" <<'EOF' || fail "attach: JSON peak"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["totals"]["peak_heap"] == int(sys.argv[2]), r["totals"]
+assert r["profile"]["peak"]["heap"] == int(sys.argv[2]), r["profile"]
+EOF
+	;;
+pages-keep)
+	# a program that ends at its largest: Massif's peak snapshot is
+	# before it, and report says so
+	"$ht" run -q --pages-as-heap=yes --massif-out-file=k.out "$tiny" 300 \
+		keep >/dev/null 2>err || fail "heaptrace run: $(cat err)"
+	largest=$(awk -F= '/^snapshot=/ { n = $2 }
+		/^mem_heap_B=/ { if ($2 + 0 > m + 0) { m = $2; at = n } }
+		END { print m + 0, at }' k.out)
+	[ "${largest% *}" -gt "$(peak_field k.out heap)" ] ||
+		fail "the largest snapshot is the peak: the case tests nothing"
+	run 0 report k.out
+	expect_in out "peak pages mapped (--pages-as-heap): $(peak_field k.out heap) bytes (snapshot $(peak_field k.out number))"
+	expect_in out "largest snapshot: ${largest% *} bytes of pages (snapshot ${largest#* }), more than at the peak snapshot: Massif takes its peak only when memory is released"
+	;;
+pages-diff)
+	run_pages a.out 300
+	run_pages b.out 500
+	run 1 diff a.out b.out
+	expect_in out "+$((200 * 4096)) bytes at peak ($((300 * 4096)) -> $((500 * 4096))) in map_pages (pages.c:$(map_line))"
+	expect_in out "a: figures are pages mapped (--pages-as-heap)"
+	grep -q "; peak pages mapped $(peak_field a.out heap) -> $(peak_field b.out heap)$" out ||
+		fail "diff summary: $(tail -1 out)"
+	grep -q 'has none): a.out is a --pages-as-heap profile' out ||
+		fail "diff header: $(head -2 out)"
+	run 1 diff --format=json a.out b.out
+	json_valid out
+	python3 - out <<'EOF' || fail "diff JSON of pages"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["a"]["measure"] == r["b"]["measure"] == "pages", r["a"]
+assert r["matched_by"] == "peak_tree_label", r["matched_by"]
+c = [x for x in r["changes"] if x["label"].startswith("map_pages ")]
+assert len(c) == 1 and c[0]["delta"]["peak"] == 200 * 4096, r["changes"]
+EOF
+	# a heap profile against a pages one: said not to compare
+	"$ht" run -q --massif-out-file=h.out "$tiny" 300 >/dev/null 2>err ||
+		fail "heaptrace run: $(cat err)"
+	run 1 diff a.out h.out
+	expect_in out "one profile counts pages mapped, the other heap blocks: their figures do not compare"
+	grep -q '^b: figures' out && fail "b said to be pages: $(head -4 out)"
+	;;
+pages-pprof)
+	need go
+	run_pages p.out 300
+	run 0 report --format=pprof -o p.pb.gz p.out
+	go tool pprof -top -unit=B -nodefraction=0 p.pb.gz >top 2>&1 ||
+		fail "go tool pprof: $(cat top)"
+	grep -q '^Type: mapped_space$' top || fail "type: $(head -5 top)"
+	peak=$(peak_field p.out heap)
+	grep -q "accounting for ${peak}B, 100% of ${peak}B total" top ||
+		fail "pprof total, want $peak: $(grep total top)"
+	grep -qE "^ +0 +0% +[0-9.]+% +$((300 * 4096))B +[0-9.]+% +map_pages$" top ||
+		fail "map_pages not $((300 * 4096)) bytes: $(grep map_pages top)"
+	go tool pprof -raw p.pb.gz 2>/dev/null | grep -q 'not heap blocks' ||
+		fail "no comment saying the figures are pages"
+	;;
+massif-pages)
+	need valgrind
+	valgrind --tool=massif --pages-as-heap=yes --massif-out-file=v.out \
+		"$tiny" 300 >/dev/null 2>&1 || skip "valgrind --tool=massif failed"
+	pages_report v.out 300
+	run 0 report v.out
+	grep -q '^per-site statistics missing: no v.out.sites' out ||
+		fail "missing line: $(grep missing out)"
+	;;
+massif-stacks)
+	need valgrind
+	valgrind --tool=massif --stacks=yes --massif-out-file=v.out \
+		"$tiny" 300 >/dev/null 2>&1 || skip "valgrind --tool=massif failed"
+	stacks_report v.out
+	;;
+stacks-run)
+	"$ht" run -q --stacks=yes --massif-out-file=s.out "$tiny" 300 \
+		>/dev/null 2>err || fail "heaptrace run --stacks=yes: $(cat err)"
+	stacks_report s.out
 	;;
 *)
 	echo "unknown case $case_name" >&2

@@ -13,6 +13,7 @@
 
 #include "common/xalloc.h"
 #include "output/jsonstr.h"
+#include "output/site_name.h"
 
 
 void
@@ -231,9 +232,12 @@ frame_json(FILE *out, const struct sites_frame *fr)
 	fputc(']', out);
 }
 
-/* [id,peak,allocated,calls,temporary,leaked,leaked_blocks,[frames]] */
+/* [id,peak,allocated,calls,temporary,leaked,leaked_blocks,[frames],name]:
+   NAME the frame that names the site (site_name_frame), as the page
+   shows a frame, so that the page has no naming rule of its own. */
 static void
-site_json(FILE *out, const struct sites_site *s)
+site_json(FILE *out, const struct sites_file *sf, const char *desc,
+	  const struct sites_site *s)
 {
 	fprintf(out, "[%" PRIu64, s->id);
 	for (int c = 0; c < N_COLUMNS; c++)
@@ -247,7 +251,12 @@ site_json(FILE *out, const struct sites_site *s)
 		if (strcmp(s->frames[i].function, "main") == 0)
 			break;
 	}
-	fputs("]]", out);
+	fputs("],", out);
+	const struct sites_frame *fr = site_name_frame(sf, desc, s);
+	char *name = fr ? site_frame_text(fr) : ht_xstrdup("(no frames)");
+	html_json_string(out, name);
+	free(name);
+	fputc(']', out);
 }
 
 static void
@@ -284,7 +293,7 @@ totals_json(FILE *out, const struct sites_file *sf)
 }
 
 static void
-sites_json(FILE *out, const struct sites_file *sf)
+sites_json(FILE *out, const struct sites_file *sf, const char *desc)
 {
 	fputs(",\"sites\":", out);
 	if (!sf) {
@@ -308,7 +317,7 @@ sites_json(FILE *out, const struct sites_file *sf)
 			continue;
 		fputs(first ? "\n" : ",\n", out);
 		first = false;
-		site_json(out, &sf->sites[i]);
+		site_json(out, sf, desc, &sf->sites[i]);
 	}
 	fputs("]}", out);
 	free(keep);
@@ -349,6 +358,6 @@ html_json_write(FILE *out, const struct html_profile *p)
 	sampling_json(out, p);
 	snapshots_json(out, m);
 	trees_json(out, m, p->peak);
-	sites_json(out, p->sites);
+	sites_json(out, p->sites, p->massif->desc);
 	fputs("}", out);
 }

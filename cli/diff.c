@@ -16,6 +16,7 @@
 
 #include "common/err.h"
 #include "common/xalloc.h"
+#include "output/site_name.h"
 #include "report.h"
 
 #define EXIT_SAME 0
@@ -47,6 +48,7 @@ static const char *const metric_names[M_N] = {
 struct entry {
 	char *key;
 	const struct sites_site *site; /* the first with it; NULL: a label */
+	const struct sites_frame *named; /* of SITE, that names it */
 	const char *label;
 	uint64_t v[M_N];
 };
@@ -270,12 +272,14 @@ entries_merge(struct entries *es)
 }
 
 static void
-entries_of_sites(struct entries *es, const struct sites_file *sf)
+entries_of_sites(struct entries *es, const struct report_profile *p)
 {
+	const struct sites_file *sf = &p->sites;
 	for (size_t i = 0; i < sf->n_sites; i++) {
 		const struct sites_site *s = &sf->sites[i];
 		struct entry *e = entry_add(es, stack_key(s));
 		e->site = s;
+		e->named = report_site_frame(p, s);
 		e->v[M_CALLS] = s->calls;
 		e->v[M_ALLOCATED] = s->allocated;
 		e->v[M_PEAK] = s->peak;
@@ -418,9 +422,8 @@ change_name_text(FILE *out, const struct entry *e)
 		fputs(e->label, out);
 		return;
 	}
-	const struct sites_frame *fr = report_site_frame(e->site);
-	if (fr)
-		report_frame_text(out, fr);
+	if (e->named)
+		report_frame_text(out, e->named);
 	else
 		fputs("(a site without frames)", out);
 }
@@ -564,16 +567,8 @@ change_json(FILE *out, const struct change *ch, bool by_stack)
 	const struct entry *e = ch->b ? ch->b : ch->a;
 	if (by_stack) {
 		fputs("{\"site\": ", out);
-		const struct sites_frame *fr = report_site_frame(e->site);
-		char *name = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&name, &len);
-		if (!f)
-			ht_die(1, "out of memory");
-		if (fr)
-			report_frame_text(f, fr);
-		if (fclose(f))
-			ht_die(1, "out of memory");
+		char *name = e->named ? site_frame_text(e->named)
+				      : ht_xstrdup("");
 		report_json_string(out, name);
 		free(name);
 		fputs(", \"stack\": ", out);
@@ -649,7 +644,7 @@ comparison_run(struct comparison *c, const struct diff_args *args,
 		c->peak_heap[k] = report_peak_heap(&p[k]);
 		c->allocated[k] = profile_allocated(&p[k]);
 		if (c->by_stack)
-			entries_of_sites(&es[k], &p[k].sites);
+			entries_of_sites(&es[k], &p[k]);
 		else
 			entries_of_peak_tree(&es[k], &p[k]);
 	}

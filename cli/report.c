@@ -18,6 +18,7 @@
 #include "output/html.h"
 #include "output/jsonstr.h"
 #include "output/pprof.h"
+#include "output/site_name.h"
 
 /* heaptrack_print's --peak-limit default: entries per section. */
 #define DEFAULT_TOP 10
@@ -173,21 +174,9 @@ report_label_text(const char *label)
 }
 
 const struct sites_frame *
-report_site_frame(const struct sites_site *s)
+report_site_frame(const struct report_profile *p, const struct sites_site *s)
 {
-	const struct sites_frame *caller = NULL;
-	for (size_t i = 0; i < s->n_frames; i++) {
-		const struct sites_frame *fr = &s->frames[i];
-		if (sites_is_alloc_function(fr->function))
-			continue;
-		if (fr->file)
-			return fr;
-		if (!caller)
-			caller = fr;
-	}
-	if (caller)
-		return caller;
-	return s->n_frames ? &s->frames[0] : NULL;
+	return site_name_frame(&p->sites, p->massif.desc, s);
 }
 
 void
@@ -357,16 +346,16 @@ report_usage(FILE *out)
 	      "does: most calls,\n"
 	      "peak memory consumers, most temporary allocations, most memory "
 	      "leaked, each\n"
-	      "with its stack (innermost frame first), then the totals. On a "
-	      "Massif file\n"
-	      "without .sites (real Massif's), the snapshot series and the "
-	      "peak tree's top\n"
-	      "entries. A --pages-as-heap profile is read as pages mapped "
-	      "(the callers of\n"
-	      "the page calls as the peak tree's entries); a --stacks=yes "
-	      "profile's peak\n"
-	      "counts stacks, as Massif's. Exit status: 0, or 2 on an "
-	      "error.\n"
+	      "with its name and stack (innermost frame first), then the "
+	      "totals. On a\n"
+	      "Massif file without .sites (real Massif's), the snapshot series "
+	      "and the peak\n"
+	      "tree's top entries. A --pages-as-heap profile is read as pages "
+	      "mapped (the\n"
+	      "callers of the page calls as the peak tree's entries); a "
+	      "--stacks=yes\n"
+	      "profile's peak counts stacks, as Massif's. Exit status: 0, or 2 "
+	      "on an error.\n"
 	      "  --format=text|json|html|pprof\n"
 	      "                           text: the sections above; json: one "
 	      "object\n"
@@ -658,21 +647,21 @@ static void
 headline_calls(FILE *out, const struct sites_site *s)
 {
 	fprintf(out, "%" PRIu64 " calls to allocation functions with %" PRIu64
-		" bytes peak consumption from\n", s->calls, s->peak);
+		" bytes peak consumption from", s->calls, s->peak);
 }
 
 static void
 headline_peak(FILE *out, const struct sites_site *s)
 {
 	fprintf(out, "%" PRIu64 " bytes peak memory consumed over %" PRIu64
-		" calls from\n", s->peak, s->calls);
+		" calls from", s->peak, s->calls);
 }
 
 static void
 headline_temporary(FILE *out, const struct sites_site *s)
 {
 	fprintf(out, "%" PRIu64 " temporary allocations of %" PRIu64
-		" allocations in total (%.2f%%) from\n", s->temporary,
+		" allocations in total (%.2f%%) from", s->temporary,
 		s->calls, percent(s->temporary, s->calls));
 }
 
@@ -684,7 +673,7 @@ headline_leaked(FILE *out, const struct sites_site *s)
 	for (int k = 0; s->has_kinds && k < SITES_N_KINDS; k++)
 		fprintf(out, "%s%s %" PRIu64, k ? ", " : " (", sites_kind_name(k),
 			s->kind_bytes[k]);
-	fputs(s->has_kinds ? ") from\n" : " from\n", out);
+	fputs(s->has_kinds ? ") from" : " from", out);
 }
 
 static const struct section sections[] = {
@@ -710,10 +699,25 @@ ranked_cmp(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* " NAME\n" after a headline: the frame naming S, its stack below. */
 static void
-section_text(FILE *out, const struct sites_file *sf, const struct section *sec,
-	     unsigned long top)
+site_name_text(FILE *out, const struct report_profile *p,
+	       const struct sites_site *s)
 {
+	const struct sites_frame *fr = report_site_frame(p, s);
+	fputc(' ', out);
+	if (fr)
+		report_frame_text(out, fr);
+	else
+		fputs("(a site without frames)", out);
+	fputc('\n', out);
+}
+
+static void
+section_text(FILE *out, const struct report_profile *p,
+	     const struct section *sec, unsigned long top)
+{
+	const struct sites_file *sf = &p->sites;
 	struct ranked *r = ht_xcalloc(sf->n_sites ? sf->n_sites : 1,
 				      sizeof(*r));
 	size_t n = 0;
@@ -725,6 +729,7 @@ section_text(FILE *out, const struct sites_file *sf, const struct section *sec,
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		const struct sites_site *s = &sf->sites[r[i].index];
 		sec->headline(out, s);
+		site_name_text(out, p, s);
 		report_stack_text(out, s, "  ");
 		fputc('\n', out);
 	}
@@ -917,7 +922,7 @@ report_text(FILE *out, const struct report_profile *p,
 		return;
 	}
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		section_text(out, &p->sites, &sections[i], args->top);
+		section_text(out, p, &sections[i], args->top);
 	totals_text(out, p);
 }
 
@@ -1002,9 +1007,14 @@ totals_json(FILE *out, const struct report_profile *p)
 }
 
 static void
-site_json(FILE *out, const struct sites_site *s)
+site_json(FILE *out, const struct report_profile *p, const struct sites_site *s)
 {
-	fprintf(out, "{\"id\": %" PRIu64 ", \"stack\": ", s->id);
+	fprintf(out, "{\"id\": %" PRIu64 ", \"name\": ", s->id);
+	const struct sites_frame *fr = report_site_frame(p, s);
+	char *name = fr ? site_frame_text(fr) : NULL;
+	report_json_string(out, name);
+	free(name);
+	fputs(", \"stack\": ", out);
 	report_json_stack(out, s);
 	fprintf(out, ", \"calls\": %" PRIu64 ", \"allocated\": %" PRIu64
 		", \"peak\": %" PRIu64 ", \"leaked\": %" PRIu64
@@ -1036,7 +1046,7 @@ sites_json(FILE *out, const struct report_profile *p)
 	fputs("  \"sites\": [", out);
 	for (size_t i = 0; i < p->sites.n_sites; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		site_json(out, &p->sites.sites[i]);
+		site_json(out, p, &p->sites.sites[i]);
 	}
 	fputs(p->sites.n_sites ? "\n  ],\n" : "],\n", out);
 }

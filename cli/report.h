@@ -92,11 +92,11 @@ size_t report_tree_entries(const struct report_profile *p,
 /* A tree node's label without the "0xADDR: " Massif puts before it. */
 const char *report_label_text(const char *label);
 
-/* The frame that names site S in one line: the innermost with a
-   file:line that is not an allocation function (malloc, operator
-   new...), else the innermost not one, else the first. NULL for a site
-   without frames. */
-const struct sites_frame *report_site_frame(const struct sites_site *s);
+/* The frame that names P's site S in one line (site_name_frame: the
+   first outside the allocator and the C library that has a name). NULL
+   for a site without frames. */
+const struct sites_frame *report_site_frame(const struct report_profile *p,
+					    const struct sites_site *s);
 
 /* "FUNCTION (file:line)", "FUNCTION (in object)", "FUNCTION" ("???
    [0xADDR]" for an unknown one) on OUT, without a newline. */

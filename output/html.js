@@ -448,19 +448,6 @@
 
   /* ---- the per-site tables ---- */
 
-  var ALLOC_FUNCTIONS = /^(malloc|calloc|realloc|reallocarray|memalign|posix_memalign|aligned_alloc|valloc|pvalloc|__builtin_new|__builtin_vec_new|strdup|strndup|operator new.*)$/;
-
-  /* The frame that names a site, as `heaptrace report` picks it: the
-     innermost with a file:line that is not an allocation function. */
-  function siteName(frames) {
-    var caller = null;
-    for (var i = 0; i < frames.length; i++) {
-      if (ALLOC_FUNCTIONS.test(frames[i][0])) continue;
-      if (frames[i][1] && frames[i][1].slice(0, 3) !== 'in ') return frameText(frames[i]);
-      if (!caller) caller = frames[i];
-    }
-    return caller ? frameText(caller) : frames.length ? frameText(frames[0]) : '(no frames)';
-  }
   function frameText(f) {
     return f[0] + (f[1] ? ' (' + f[1] + ')' : '');
   }
@@ -498,7 +485,8 @@
     { name: 'id', key: 0, fmt: String }];
 
   function sitesTable(S) {
-    var rows = S.rows.map(function (r) { return r.concat([siteName(r[7])]); });
+    /* r[8], the site's name, is chosen by heaptrace (output/site_name.c) */
+    var rows = S.rows.slice();
     var head = el('tr');
     var body = el('tbody');
     var table = el('table', { class: 'sites', id: 'sites' }, [el('thead', {}, [head]), body]);

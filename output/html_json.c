@@ -13,6 +13,7 @@
 
 #include "common/xalloc.h"
 #include "output/jsonstr.h"
+#include "output/site_name.h"
 
 
 void
@@ -219,9 +220,12 @@ frame_json(FILE *out, const struct sites_frame *fr)
 	fputc(']', out);
 }
 
-/* [id,peak,allocated,calls,temporary,leaked,leaked_blocks,[frames]] */
+/* [id,peak,allocated,calls,temporary,leaked,leaked_blocks,[frames],name]:
+   NAME the frame that names the site (site_name_frame), as the page
+   shows a frame, so that the page has no naming rule of its own. */
 static void
-site_json(FILE *out, const struct sites_site *s)
+site_json(FILE *out, const struct sites_file *sf, const char *desc,
+	  const struct sites_site *s)
 {
 	fprintf(out, "[%" PRIu64, s->id);
 	for (int c = 0; c < N_COLUMNS; c++)
@@ -235,7 +239,12 @@ site_json(FILE *out, const struct sites_site *s)
 		if (strcmp(s->frames[i].function, "main") == 0)
 			break;
 	}
-	fputs("]]", out);
+	fputs("],", out);
+	const struct sites_frame *fr = site_name_frame(sf, desc, s);
+	char *name = fr ? site_frame_text(fr) : ht_xstrdup("(no frames)");
+	html_json_string(out, name);
+	free(name);
+	fputc(']', out);
 }
 
 static void
@@ -272,7 +281,7 @@ totals_json(FILE *out, const struct sites_file *sf)
 }
 
 static void
-sites_json(FILE *out, const struct sites_file *sf)
+sites_json(FILE *out, const struct sites_file *sf, const char *desc)
 {
 	fputs(",\"sites\":", out);
 	if (!sf) {
@@ -296,7 +305,7 @@ sites_json(FILE *out, const struct sites_file *sf)
 			continue;
 		fputs(first ? "\n" : ",\n", out);
 		first = false;
-		site_json(out, &sf->sites[i]);
+		site_json(out, sf, desc, &sf->sites[i]);
 	}
 	fputs("]}", out);
 	free(keep);
@@ -340,6 +349,6 @@ html_json_write(FILE *out, const struct html_profile *p)
 	   the peak has none the largest detailed snapshot's */
 	trees_json(out, m, p->peak >= 0 && m->snaps[p->peak].n_tree ? p->peak :
 		   mf_peak_index(m));
-	sites_json(out, p->sites);
+	sites_json(out, p->sites, p->massif->desc);
 	fputs("}", out);
 }

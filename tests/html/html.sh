@@ -8,6 +8,8 @@
 #   heaptrace  a profile `heaptrace run --leak-check=full` writes of PROG
 #   massif     one real Massif writes of PROG (skip without valgrind)
 #   pages      heaptrace's, --pages-as-heap=yes
+#   jq         Debian's jq (no debug info): the table's top site names
+#              are jq's functions, report's
 #   large      gen_large.py's: 500 snapshots, 3000 sites; size and time
 #   stress     tests/print/gen_massif.py's odd files (zero heaps, times
 #              going back, '%' and '#' in labels, no peak): no error
@@ -119,6 +121,33 @@ heaptrace)
 	report "$profile"
 	render "$profile.html" "$profile" --sites --leak
 	interact "$profile.html"
+	;;
+jq)
+	# a program without debug info: the table names its top sites by
+	# jq's functions (libjq's exported names), as report does
+	need_browser
+	need jq
+	"$ht" run -q --massif-out-file=j -- jq -n \
+		'[range(100000)] | map({a:.}) | length' >/dev/null 2>err ||
+		fail "heaptrace run jq: $(cat err)"
+	report j
+	render j.html j --sites
+	interact j.html
+	"$ht" report --format=json j >j.json 2>err || fail "report: $(cat err)"
+	python3 - j.html.dom j.json <<'PYEOF' || fail "the site table's names"
+import html, json, re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+shown = [html.unescape(m) for m in re.findall(
+    r'<tr class="row" data-n="\d+"><td class="site">([^<]*)</td>', dom)][:3]
+sites = json.load(open(sys.argv[2]))["sites"]
+sites.sort(key=lambda s: (-s["peak"], s["id"]))
+want = [s["name"] for s in sites[:3]]
+assert shown == want, (shown, want)
+jq_fn = re.compile(r'^[A-Za-z_][A-Za-z0-9_]* \(in [^)]*/(libjq[^/)]*|jq)\)$')
+for name in shown:
+    assert jq_fn.match(name) and "below main" not in name, name
+print("top sites in the table:", shown)
+PYEOF
 	;;
 massif)
 	need_browser

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Site naming (output/site_name.h). A stack seen from outside the
+   process often has file:line only in the C library (libc6-dbg is common,
+   a program's debug info is not), so "the innermost frame with a
+   file:line" names nearly every site after libc's start-up code; the
+   frames worth reading are the program's, named by its symbols. */
+#include "output/site_name.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+/* Prefixes of the allocation shims of Rust's standard library: its
+   global allocator's entry points and alloc::alloc's wrappers. */
+static const char *const rust_shims[] = {
+	"__rust_alloc", "__rust_realloc", "__rdl_alloc", "__rdl_realloc",
+	"__rg_alloc", "__rg_realloc", "alloc::alloc::",
+	"<alloc::alloc::Global as ",
+};
+
+/* Whether DESC holds the word --alloc-fn=FN. A name may hold blanks
+   ("operator new(unsigned long)"), so it runs to the next " --" or the
+   end of the line. */
+static bool
+desc_names_alloc_fn(const char *desc, const char *fn)
+{
+	static const char key[] = "--alloc-fn=";
+	size_t fn_len = strlen(fn);
+	for (const char *p = desc ? strstr(desc, key) : NULL; p;
+	     p = strstr(p + 1, key)) {
+		if (p != desc && p[-1] != ' ')
+			continue;
+		const char *name = p + sizeof(key) - 1;
+		const char *end = strstr(name, " --");
+		size_t len = end ? (size_t)(end - name) : strlen(name);
+		if (len == fn_len && memcmp(name, fn, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool
+site_is_allocator_function(const char *fn, const char *desc)
+{
+	if (sites_is_alloc_function(fn))
+		return true;
+	for (size_t i = 0; i < sizeof(rust_shims) / sizeof(rust_shims[0]); i++)
+		if (strncmp(fn, rust_shims[i], strlen(rust_shims[i])) == 0)
+			return true;
+	return desc_names_alloc_fn(desc, fn);
+}
+
+/* File name prefixes of the C library's objects (glibc's and musl's,
+   with their dynamic loaders) and of allocator libraries. */
+static const char *const allocator_objects[] = {
+	"libc.so", "libc-2.", "libc.musl-", "ld-linux", "ld-musl-",
+	"ld64.so", "ld.so", "libpthread.so", "libpthread-2.", "libdl.so",
+	"libdl-2.", "libjemalloc.so", "libtcmalloc", "libmimalloc",
+	"libtbbmalloc",
+};
+
+bool
+site_is_allocator_object(const char *object)
+{
+	if (!object)
+		return false;
+	const char *slash = strrchr(object, '/');
+	const char *base = slash ? slash + 1 : object;
+	for (size_t i = 0;
+	     i < sizeof(allocator_objects) / sizeof(allocator_objects[0]); i++)
+		if (strncmp(base, allocator_objects[i],
+			    strlen(allocator_objects[i])) == 0)
+			return true;
+	return false;
+}
+
+/* What the naming rule needs to know of one frame. */
+struct frame_kind {
+	bool named;      /* a function name, not ??? nor (below main) */
+	bool alloc_fn;   /* an allocator's entry point by its name */
+	bool alloc_obj;  /* in the C library or an allocator library */
+	bool inner;      /* no frame outside those lies inward of it */
+	bool startup;    /* outward of main: the C library's start-up */
+};
+
+static struct frame_kind
+frame_kind_of(const struct sites_file *sf, const char *desc,
+	      const struct sites_frame *fr)
+{
+	const struct sites_mapping *m = sites_mapping_of(sf, fr->addr);
+	const char *object = m && m->file ? m->file : fr->object;
+	return (struct frame_kind){
+		.named = strcmp(fr->function, "???") != 0 &&
+			 strncmp(fr->function, "(below main)", 12) != 0,
+		.alloc_fn = site_is_allocator_function(fr->function, desc),
+		.alloc_obj = site_is_allocator_object(object),
+	};
+}
+
+/* The passes of the rule, best first. */
+enum pass {
+	PASS_PROGRAM_NAMED,  /* named, outside the allocator */
+	PASS_LIBC_NAMED,     /* named, libc's own caller of the allocator */
+	PASS_PROGRAM,        /* outside the allocator, maybe unnamed */
+	PASS_NAMED,          /* named at all */
+	PASS_N,
+};
+
+static bool
+pass_takes(enum pass p, struct frame_kind k)
+{
+	if (k.startup && p != PASS_NAMED)
+		return false;
+	switch (p) {
+	case PASS_PROGRAM_NAMED:
+		return k.named && !k.alloc_fn && !k.alloc_obj;
+	case PASS_LIBC_NAMED:
+		/* not the start-up code outward of the program's frames */
+		return k.named && !k.alloc_fn && k.inner;
+	case PASS_PROGRAM:
+		return !k.alloc_fn && !k.alloc_obj;
+	case PASS_NAMED:
+		return k.named;
+	default:
+		return false;
+	}
+}
+
+const struct sites_frame *
+site_name_frame(const struct sites_file *sf, const char *desc,
+		const struct sites_site *s)
+{
+	if (!s->n_frames)
+		return NULL;
+	/* one look at each frame, then the best pass that takes one */
+	const struct sites_frame *best[PASS_N] = { NULL };
+	bool inner = true, startup = false;
+	for (size_t i = 0; i < s->n_frames; i++) {
+		const char *fn = s->frames[i].function;
+		struct frame_kind k = frame_kind_of(sf, desc, &s->frames[i]);
+		inner = inner && k.alloc_obj;
+		k.inner = inner;
+		/* what lies below main is start-up code, which an old .sites
+		   without mappings cannot tell from the program by its object */
+		startup = startup || strncmp(fn, "(below main)", 12) == 0;
+		k.startup = startup;
+		startup = startup || strcmp(fn, "main") == 0;
+		for (int p = 0; p < PASS_N; p++)
+			if (!best[p] && pass_takes(p, k))
+				best[p] = &s->frames[i];
+		if (best[PASS_PROGRAM_NAMED])
+			return best[PASS_PROGRAM_NAMED];
+	}
+	for (int p = 0; p < PASS_N; p++)
+		if (best[p])
+			return best[p];
+	return &s->frames[0];
+}
+
+char *
+site_frame_text(const struct sites_frame *fr)
+{
+	char unknown[32];
+	const char *fn = fr->function;
+	if (strcmp(fn, "???") == 0) {
+		snprintf(unknown, sizeof(unknown), "??? [0x%" PRIX64 "]",
+			 fr->addr);
+		fn = unknown;
+	}
+	if (fr->file)
+		return ht_xasprintf("%s (%s:%lu)", fn, fr->file, fr->line);
+	if (fr->object)
+		return ht_xasprintf("%s (in %s)", fn, fr->object);
+	return ht_xstrdup(fn);
+}

@@ -253,14 +253,12 @@ out-file-checked)
 	chmod 555 "$tmp/ro"
 	chmod 755 "$tmp"
 	chmod 777 "$tmp/ok"
-	as=()
+	as=() ro_ht=$ht
 	if [ "$(id -u)" -eq 0 ]; then
-		if command -v setpriv >/dev/null 2>&1 &&
-			setpriv --reuid=65534 --regid=65534 --clear-groups \
-				"$ht" --version >/dev/null 2>&1; then
-			as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		if have setpriv && nobody_copy "$ht"; then
+			as=("${as_nobody[@]}") ro_ht=$copy
 		else
-			echo "(root, and no setpriv to run as nobody: read-only directory not checked)"
+			echo "(root, and no setpriv or no directory nobody can reach: read-only directory not checked)"
 		fi
 	fi
 	if [ "$(id -u)" -ne 0 ] || [ ${#as[@]} -gt 0 ]; then
@@ -269,11 +267,11 @@ out-file-checked)
 			rm -f "$tmp/ok/marker"
 			refused "read-only directory: $name" 2 \
 				"^heaptrace: --massif-out-file: cannot write $tmp/ro/.*: Permission denied" \
-				${as[@]+"${as[@]}"} "$ht" run --massif-out-file="$name" -- "${prog[@]}"
+				${as[@]+"${as[@]}"} "$ro_ht" run --massif-out-file="$name" -- "${prog[@]}"
 			[ -e "$tmp/ok/marker" ] && fail "read-only directory: the program was started"
 		done
 		# A writable file in it is rewritten in place: accepted.
-		${as[@]+"${as[@]}"} timeout -k 5 30 "$ht" run -q --time-unit=B \
+		${as[@]+"${as[@]}"} timeout -k 5 30 "$ro_ht" run -q --time-unit=B \
 			--massif-out-file="$tmp/ro/mine" -- "${prog[@]}" </dev/null ||
 			fail "writable file in a read-only directory: status $?"
 		[ -e "$tmp/ok/marker" ] ||
@@ -311,14 +309,13 @@ out-file-attach)
 	done
 	# A process heaptrace may not trace: that is the error said (the
 	# tracer's reason), not the file.
-	if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$ht" --version >/dev/null 2>&1; then
+	if [ "$(id -u)" -eq 0 ] && have setpriv && nobody_copy "$ht"; then
 		refused "attach as another user, unwritable file" 2 \
 			"^heaptrace: attach: permission denied" \
-			setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$ht" attach "$target" --massif-out-file=/nonexistent/x
+			"${as_nobody[@]}" "$copy" attach "$target" --massif-out-file=/nonexistent/x
 		untraced "attach as another user"
+	else
+		echo "(not root, or no setpriv, or no directory nobody can reach: attach as another user not checked)"
 	fi
 	;;
 quiet-all)

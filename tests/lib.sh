@@ -206,7 +206,6 @@ scratch() {
 	ulimit -c 0
 }
 
-
 # nobody_copy PROG: $copy, a copy of PROG in $tmp/nobody (mode 755, $tmp
 # made traversable), for cases that run PROG as nobody: the build itself
 # may lie in a directory only its owner can enter (mktemp -d, /root).

@@ -2,9 +2,9 @@
 # The one library of helpers for the test scripts (bash) of every tests/
 # directory, which source it after `set -u`:
 #     . "$(dirname "$0")/../lib.sh" || exit 99
-# Sourcing it only defines functions and sets fails=0 and $here (the
-# script's own directory, absolute); nothing runs. It needs nothing outside
-# this tree.
+# Sourcing it only defines functions and sets fails=0, $here (the
+# script's own directory, absolute) and $as_nobody; nothing runs. It
+# needs nothing outside this tree.
 #
 # Arguments and verdicts
 #  usage TEXT        "usage: TEXT" on stderr, exit 99 (the harness's error)
@@ -44,9 +44,22 @@
 #                    open on fd 9, its stdout, stderr and exit status in
 #                    $tmp/NAME.* (see below)
 #  peak_bytes FILE FUNCTION  bytes of a profile's peak held in FUNCTION
+# Another user (root's cases; the checkout may be private, mode 700)
+#  "${as_nobody[@]}" CMD...  CMD run as user and group 65534 (nobody),
+#                    without root's capabilities even for CMD's own exec
+#                    (an array, not a function: timeout and the like can
+#                    run it)
+#  nobody_copy PROG  $copy: a copy of PROG (after scratch) that nobody can
+#                    reach and run; returns 1 when nobody cannot
 
 fails=0
 here=$(cd "$(dirname "$0")" && pwd) || exit 99
+# "${as_nobody[@]}" CMD...: CMD as user and group 65534, no supplementary
+# groups. setpriv itself execs with root's capabilities still in effect
+# (they go at that exec), so a path nobody cannot reach would still run
+# (and a guard probing it would pass); env makes the exec of CMD nobody's
+# own, as it is for whatever CMD runs.
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env --)
 
 # usage TEXT: the script was called wrongly (by meson.build): "usage: TEXT"
 # on stderr, exit 99.
@@ -191,6 +204,20 @@ scratch() {
 	fi
 	trap _scratch_cleanup EXIT
 	ulimit -c 0
+}
+
+# nobody_copy PROG: $copy, a copy of PROG in $tmp/nobody (mode 755, $tmp
+# made traversable), for cases that run PROG as nobody: the build itself
+# may lie in a directory only its owner can enter (mktemp -d, /root).
+# Returns 1 when nobody still cannot run it (a TMPDIR out of its reach).
+nobody_copy() {
+	local dir=$tmp/nobody
+	copy=$dir/$(basename "$1")
+	if [ ! -d "$dir" ]; then
+		chmod a+x "$tmp" && mkdir -m 755 "$dir" || exit 99
+	fi
+	cp "$1" "$copy" && chmod 755 "$copy" || exit 99
+	"${as_nobody[@]}" test -x "$copy"
 }
 
 _scratch_cleanup() {

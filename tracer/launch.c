@@ -50,6 +50,28 @@ find_in_path(const char *name, char *out, size_t len)
 	return rc;
 }
 
+/* How much of a file bash reads to tell a script from a binary. */
+#define SHELL_SAMPLE 80
+
+/* Whether a file starting with HEAD (N bytes read) is one no shell would
+   run: neither ELF nor #! (those are the kernel's), and a NUL byte in its
+   first line: bash's rule, dash refuses it too (POSIX lets a shell refuse
+   a file that is not text, with status 126). Anything else execvp hands
+   to /bin/sh on ENOEXEC, as sh and env do: a script without a #! line is
+   the shell's, and what is profiled is /bin/sh running it. */
+static bool
+is_binary_non_elf(const unsigned char *head, size_t n)
+{
+	if (n >= 4 && memcmp(head, "\177ELF", 4) == 0)
+		return false;
+	if (n >= 2 && head[0] == '#' && head[1] == '!')
+		return false;
+	for (size_t i = 0; i < n && head[i] != '\n'; i++)
+		if (head[i] == '\0')
+			return true;
+	return false;
+}
+
 int
 tracer_check_program(char *const argv[], char *err, size_t errlen)
 {
@@ -77,8 +99,8 @@ tracer_check_program(char *const argv[], char *err, size_t errlen)
 		return -EACCES;
 	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	unsigned char magic[4] = { 0 };
-	ssize_t n = fd >= 0 ? read(fd, magic, sizeof(magic)) : -1;
+	unsigned char head[SHELL_SAMPLE] = { 0 };
+	ssize_t n = fd >= 0 ? read(fd, head, sizeof(head)) : -1;
 	if (fd >= 0)
 		close(fd);
 	if (n < 0) {
@@ -86,12 +108,10 @@ tracer_check_program(char *const argv[], char *err, size_t errlen)
 			 strerror(errno));
 		return -EACCES;
 	}
-	bool elf = n == 4 && memcmp(magic, "\177ELF", 4) == 0;
-	bool script = n >= 2 && magic[0] == '#' && magic[1] == '!';
-	if (!elf && !script) {
+	if (is_binary_non_elf(head, (size_t)n)) {
 		snprintf(err, errlen,
-			 "cannot run '%s': not an ELF executable or a #! script",
-			 argv[0]);
+			 "cannot run '%s': not an ELF executable, and binary "
+			 "(not a shell script)", argv[0]);
 		return -HT_E_FORMAT;
 	}
 	return 0;
@@ -132,6 +152,8 @@ child_exec(char *const argv[], bool page_filter, int sync_fd, int err_fd)
 			_exit(127);
 		}
 	}
+	/* A file the kernel refuses with ENOEXEC (a script without #!) is
+	   run by execvp as `/bin/sh FILE ARGS...` (POSIX; glibc does). */
 	execvp(argv[0], argv);
 	report[1] = errno;
 	ssize_t w = write(err_fd, report, sizeof(report));

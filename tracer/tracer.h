@@ -114,10 +114,11 @@ struct tracer_result {
 	int signal;
 };
 
-/* Check that ARGV[0] names something the kernel can run: exists (through
+/* Check that ARGV[0] names something execvp can run: exists (through
    PATH when it has no slash), is a regular executable file, and is an ELF
-   file or a #! script. Returns 0, or -errno / -HT_E_FORMAT with a one-line
-   reason in ERR. */
+   file, a #! script or a text file (run by /bin/sh, as a shell would; a
+   binary non-ELF file is refused). Returns 0, or -errno / -HT_E_FORMAT
+   with a one-line reason in ERR. */
 int tracer_check_program(char *const argv[], char *err, size_t errlen);
 
 /* Run ARGV under the tracer with OPT, reporting to SINK, until the target

@@ -407,9 +407,9 @@ for p in sorted(int(d) for d in os.listdir("/proc") if d.isdigit()):
 	expect_error "already traced" "already traced by process" "$ht" attach "$target"
 	kill -INT $first
 	wait $first
-	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-		expect_error "permission" "permission denied" setpriv \
-			--reuid=65534 --regid=65534 --clear-groups "$ht" attach "$target"
+	if [ "$(id -u)" = 0 ] && have setpriv && nobody_copy "$ht"; then
+		expect_error "permission" "permission denied" \
+			"${as_nobody[@]}" "$copy" attach "$target"
 	elif [ "$(id -u)" != 0 ]; then
 		expect_error "permission" "permission denied" "$ht" attach 1
 	fi

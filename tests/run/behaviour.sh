@@ -253,14 +253,12 @@ out-file-checked)
 	chmod 555 "$tmp/ro"
 	chmod 755 "$tmp"
 	chmod 777 "$tmp/ok"
-	as=()
+	as=() ro_ht=$ht
 	if [ "$(id -u)" -eq 0 ]; then
-		if command -v setpriv >/dev/null 2>&1 &&
-			setpriv --reuid=65534 --regid=65534 --clear-groups \
-				"$ht" --version >/dev/null 2>&1; then
-			as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		if have setpriv && nobody_copy "$ht"; then
+			as=("${as_nobody[@]}") ro_ht=$copy
 		else
-			echo "(root, and no setpriv to run as nobody: read-only directory not checked)"
+			echo "(root, and no setpriv or no directory nobody can reach: read-only directory not checked)"
 		fi
 	fi
 	if [ "$(id -u)" -ne 0 ] || [ ${#as[@]} -gt 0 ]; then
@@ -269,11 +267,11 @@ out-file-checked)
 			rm -f "$tmp/ok/marker"
 			refused "read-only directory: $name" 2 \
 				"^heaptrace: --massif-out-file: cannot write $tmp/ro/.*: Permission denied" \
-				${as[@]+"${as[@]}"} "$ht" run --massif-out-file="$name" -- "${prog[@]}"
+				${as[@]+"${as[@]}"} "$ro_ht" run --massif-out-file="$name" -- "${prog[@]}"
 			[ -e "$tmp/ok/marker" ] && fail "read-only directory: the program was started"
 		done
 		# A writable file in it is rewritten in place: accepted.
-		${as[@]+"${as[@]}"} timeout -k 5 30 "$ht" run -q --time-unit=B \
+		${as[@]+"${as[@]}"} timeout -k 5 30 "$ro_ht" run -q --time-unit=B \
 			--massif-out-file="$tmp/ro/mine" -- "${prog[@]}" </dev/null ||
 			fail "writable file in a read-only directory: status $?"
 		[ -e "$tmp/ok/marker" ] ||
@@ -311,14 +309,13 @@ out-file-attach)
 	done
 	# A process heaptrace may not trace: that is the error said (the
 	# tracer's reason), not the file.
-	if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$ht" --version >/dev/null 2>&1; then
+	if [ "$(id -u)" -eq 0 ] && have setpriv && nobody_copy "$ht"; then
 		refused "attach as another user, unwritable file" 2 \
 			"^heaptrace: attach: permission denied" \
-			setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$ht" attach "$target" --massif-out-file=/nonexistent/x
+			"${as_nobody[@]}" "$copy" attach "$target" --massif-out-file=/nonexistent/x
 		untraced "attach as another user"
+	else
+		echo "(not root, or no setpriv, or no directory nobody can reach: attach as another user not checked)"
 	fi
 	;;
 quiet-all)
@@ -537,10 +534,58 @@ no-such-program)
 	bad_program "not on PATH" "heaptrace-test-no-such-command"
 	;;
 not-elf)
-	# Executable, no '#!' line: execve fails with ENOEXEC.
-	printf 'just some text\nnot a program\n' >"$tmp/text"
-	chmod +x "$tmp/text"
-	bad_program "text file without #!" "$tmp/text"
+	# Executable, not ELF, a NUL byte in its first line: binary, which
+	# no shell runs (bash, dash: status 126); refused before it starts.
+	printf 'MZ\220\000\003\000binary\n' >"$tmp/binary"
+	chmod +x "$tmp/binary"
+	bad_program "binary non-ELF file" "$tmp/binary"
+	one_error 126 "heaptrace: cannot run '$tmp/binary': not an ELF executable, and binary (not a shell script)" \
+		"$ht" run -- "$tmp/binary" arg
+	;;
+no-shebang)
+	# Executable text without a '#!' line: execve fails with ENOEXEC,
+	# and execvp, sh and env run it with /bin/sh; so does heaptrace.
+	# Output and status those of `sh FILE ARGS` and of exec'ing it.
+	printf 'echo "$0 ran with $1"\necho "on stderr" >&2\nexit 5\n' >"$tmp/text-noshebang"
+	chmod +x "$tmp/text-noshebang"
+	compare_native noshebang /dev/null "$tmp/text-noshebang" word
+	compare_native noshebang-sh /dev/null sh "$tmp/text-noshebang" word
+	same_file "no #!: heaptrace's stdout and sh's" \
+		"$tmp/noshebang.g.out" "$tmp/noshebang-sh.n.out"
+	[ "$(cat "$tmp/noshebang.g.out")" = "$tmp/text-noshebang ran with word" ] ||
+		fail "no #!: stdout '$(cat "$tmp/noshebang.g.out")'"
+	one_profile "$tmp/noshebang"
+	# The profile is /bin/sh's: its frames are in the shell's object
+	# (Debian's dash has no symbols; with them, frames have names).
+	sh_real=$(readlink -f /bin/sh)
+	if ! nm "$sh_real" >/dev/null 2>&1; then
+		grep -qF "(in $sh_real)" "$(profiles "$tmp/noshebang")" ||
+			fail "no #!: the profile has no frame in $sh_real"
+	fi
+	# Text first, a NUL after the first line: still a script (bash's
+	# rule looks at the first line only).
+	printf 'echo text first\nexit 4\n\000\001junk\n' >"$tmp/text-latenul"
+	chmod +x "$tmp/text-latenul"
+	compare_native latenul /dev/null "$tmp/text-latenul"
+	compare_native latenul-sh /dev/null sh "$tmp/text-latenul"
+	same_file "NUL after line 1: heaptrace's stdout and sh's" \
+		"$tmp/latenul.g.out" "$tmp/latenul-sh.n.out"
+	[ "$(cat "$tmp/latenul.g.out")" = "text first" ] ||
+		fail "NUL after line 1: stdout '$(cat "$tmp/latenul.g.out")'"
+	# A script that execs a program: the shell is a wrapper (exec
+	# wrappers rule): the profile is the program's, its 1000-byte block
+	# and printf's buffer, in the shell's pid's file.
+	printf 'exec "$@"\n' >"$tmp/text-execs"
+	chmod +x "$tmp/text-execs"
+	mkdir "$tmp/ex"
+	ht_run run -q --massif-out-file="$tmp/ex/massif.out.%p" -- \
+		"$tmp/text-execs" "$behave" pid </dev/null >"$tmp/ex.out" 2>"$tmp/ex.err" ||
+		fail "no #!, exec: status $?"
+	[ -s "$tmp/ex.err" ] && fail "no #!, exec: stderr: $(head -n 3 "$tmp/ex.err")"
+	pid=$(cat "$tmp/ex.out")
+	[ -f "$tmp/ex/massif.out.$pid" ] ||
+		fail "no #!, exec: no massif.out.$pid: $(ls "$tmp/ex")"
+	one_profile "$tmp/ex" max-heap=5096 has-heap=1000
 	;;
 not-executable)
 	cp "$behave" "$tmp/noexec"

@@ -227,13 +227,11 @@ time.sleep(30)
 	wait_ready "$tmp/err" 1
 	expect_error "heaptrace itself" 2 "is heaptrace itself" \
 		"$ht" snapshot "$HT"
-	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
-	   setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ht"; then
+	if [ "$(id -u)" = 0 ] && have setpriv && nobody_copy "$ht"; then
 		expect_error "another user's" 2 "permission denied" \
-			setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$ht" snapshot "$READY"
+			"${as_nobody[@]}" "$copy" snapshot "$READY"
 	else
-		echo "note: permission case skipped (needs root, setpriv, and heaptrace executable by nobody)"
+		echo "note: permission case skipped (needs root, setpriv, and a directory nobody can reach)"
 	fi
 	finish
 }

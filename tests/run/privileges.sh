@@ -31,10 +31,6 @@ need setpriv python3
 scratch
 chmod 755 "$tmp"
 
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-}
-
 cp "$ht" "$tmp/heaptrace" && cp "$prog" "$tmp/plain" &&
 	cp "$prog" "$tmp/suid" && cp "$prog" "$tmp/self" || exit 99
 chmod 755 "$tmp/heaptrace" "$tmp/plain"
@@ -51,12 +47,12 @@ fi
 python3 -c 'import os, sys
 sys.exit(1 if os.statvfs(sys.argv[1]).f_flag & os.ST_NOSUID else 0)' "$tmp" ||
 	skip "$tmp is on a nosuid mount"
-as_nobody "$tmp/heaptrace" --version >/dev/null 2>&1 ||
+"${as_nobody[@]}" "$tmp/heaptrace" --version >/dev/null 2>&1 ||
 	skip "user 65534 cannot run heaptrace from $tmp"
 
-unprivileged=$(as_nobody "$tmp/plain") || exit 99
+unprivileged=$("${as_nobody[@]}" "$tmp/plain") || exit 99
 for p in "${privileged[@]}"; do
-	[ "$(as_nobody "$tmp/$p")" != "$unprivileged" ] ||
+	[ "$("${as_nobody[@]}" "$tmp/$p")" != "$unprivileged" ] ||
 		harness "$p run by nobody natively has no more than the plain copy"
 done
 
@@ -73,7 +69,7 @@ traced() {
 	local who=$1 name=$2
 	shift 2
 	local cmd=("$tmp/heaptrace" run --massif-out-file=/dev/null "$@")
-	[ "$who" = nobody ] && cmd=(as_nobody "${cmd[@]}")
+	[ "$who" = nobody ] && cmd=("${as_nobody[@]}" "${cmd[@]}")
 	"${cmd[@]}" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	local st=$?
 	[ $st = 0 ] || fail "$name: exit $st: $(cat "$tmp/$name.err")"
@@ -88,7 +84,7 @@ for p in "${privileged[@]}"; do
 done
 
 traced nobody self -- "$tmp/self"
-[ "$(cat "$tmp/self.out")" = "$(as_nobody "$tmp/self")" ] ||
+[ "$(cat "$tmp/self.out")" = "$("${as_nobody[@]}" "$tmp/self")" ] ||
 	fail "self as nobody printed '$(cat "$tmp/self.out")'"
 [ "$(privilege_lines "$tmp/self.err")" = 0 ] ||
 	fail "self (set-user-ID to its caller): a line about privileges: $(cat "$tmp/self.err")"

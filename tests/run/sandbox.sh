@@ -4,8 +4,10 @@
 # own seccomp filter"; tracer/inline/inline.c, the ring made in the
 # target): the program's behaviour must be its native one, children and
 # statuses included. SANDBOX is progs/sandbox.c, ATTACHEE progs/attachee.c.
-# User 65534 (nobody) is reached with setpriv; cases that need root, or
-# setpriv, or a build nobody can read, are skipped where those are missing.
+# User 65534 (nobody) is reached with setpriv, running copies of the
+# programs in the scratch directory (the build may be private); cases that
+# need root, or setpriv, or a scratch directory nobody can reach, are
+# skipped where those are missing.
 # CASE is one of:
 #  nobody-attach  ATTACHEE (four threads checking every byte of their
 #            blocks) runs as nobody; root attaches three times: for 1 s
@@ -61,12 +63,19 @@ need_exec "$ht" "$sandbox" "$attachee"
 need mkfifo setpriv
 scratch
 chmod 777 "$tmp"
-as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 launcher=() # run_case's command before SANDBOX
 
 is_root() {
 	[ "$(id -u)" = 0 ]
 }
+
+# As root, every case runs copies of the three programs that nobody can
+# reach: the build may lie in a directory only its owner can enter.
+if is_root; then
+	for p in ht sandbox attachee; do
+		nobody_copy "${!p}" && printf -v "$p" '%s' "$copy"
+	done
+fi
 
 # nobody_can_run: nobody can run heaptrace and the programs here.
 nobody_can_run() {

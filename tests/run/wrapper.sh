@@ -189,7 +189,7 @@ compat)
 	hints compat-w 0
 	;;
 fork-exec)
-	ht fe -q -- /bin/sh -c "$wrapped; echo done"
+	ht fe -q -- /bin/sh -c '"$0"; echo done' "$wrapped"
 	[ "$(cat "$tmp/fe.out")" = done ] || fail "fork-exec: stdout '$(cat "$tmp/fe.out")'"
 	files fe 2
 	hints fe 0
@@ -205,13 +205,13 @@ fork-exec)
 		fail "fork-exec: no profile of WRAPPED"
 	;;
 fork-exec-shim)
-	ht fs -q -- "$tmp/shim.sh" /bin/sh -c "$wrapped; echo done"
+	ht fs -q -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
 	[ "$(cat "$tmp/fs.out")" = done ] || fail "fork-exec-shim: stdout '$(cat "$tmp/fs.out")'"
 	files fs 1
 	is_shell "$tmp/fs/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
-	ht fs-v -- "$tmp/shim.sh" /bin/sh -c "$wrapped; echo done"
+	ht fs-v -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
 	hints fs-v 1 "^heaptrace: (peak|largest) .*; 1 process forked by exec wrappers was not profiled; 1 exec'd another program, which --trace-children=yes profiles$"
-	ht fsy -q --trace-children=yes -- "$tmp/shim.sh" /bin/sh -c "$wrapped; echo done"
+	ht fsy -q --trace-children=yes -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
 	files fsy 2
 	is_wrapped "$(grep -lx "cmd: $wrapped" --exclude='*.sites' "$tmp"/fsy/massif.out.* | head -n 1)"
 	;;
@@ -220,7 +220,7 @@ ptrace)
 	ht pc -q --backend=ptrace -- "$tmp/shim1.sh" "$wrapped"
 	files pc 1
 	is_wrapped "$tmp/pc/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
-	ht pf -q --backend=ptrace -- /bin/sh -c "$wrapped; echo done"
+	ht pf -q --backend=ptrace -- /bin/sh -c '"$0"; echo done' "$wrapped"
 	files pf 2
 	is_wrapped "$(grep -lx "cmd: $wrapped" --exclude='*.sites' "$tmp"/pf/massif.out.* | head -n 1)"
 	;;
@@ -252,7 +252,7 @@ snapshot)
 quiet)
 	ht q -q -- "$wrapexec" 3000000 "$wrapped"
 	hints q 0
-	ht q2 -q -- "$tmp/shim.sh" /bin/sh -c "$wrapped; echo done"
+	ht q2 -q -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
 	hints q2 0
 	;;
 *)

@@ -147,16 +147,19 @@ struct mapping {
 static int
 read_mappings(const char *dlpath, struct mapping *m, int max)
 {
-	char line[4200], file[4096], *path = realpath(dlpath, NULL);
+	char line[4200], *path = realpath(dlpath, NULL);
 	FILE *f = fopen("/proc/self/maps", "r");
 	uint64_t start, end, off;
 	int n = 0;
 
 	while (f && path && n < max && fgets(line, sizeof(line), f)) {
+		/* the file is the rest of the line: its path may have spaces */
+		int at = -1;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64
-			   " %*s %*s %4095s", &start, &end, &off, file) != 4)
+			   " %*s %*s %n", &start, &end, &off, &at) != 3 || at < 0)
 			continue;
-		if (strcmp(file, path) != 0)
+		line[strcspn(line, "\n")] = 0;
+		if (strcmp(line + at, path) != 0)
 			continue;
 		m[n].start = start;
 		m[n].offset = off;

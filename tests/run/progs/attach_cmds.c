@@ -14,7 +14,8 @@
                   late_thread), filled; answered once all N hold theirs;
                   the threads then wait
    join           the threads check and free their blocks and end; joined
-   dlopen PATH    dlopen PATH (RTLD_NOW, never closed) and call its
+   dlopen PATH    dlopen PATH (the rest of the line, spaces and all;
+                  RTLD_NOW, never closed) and call its
                   latelib_keep(), which mallocs and keeps 5000 bytes
                   (progs/latelib.c); answered "ok dlopen PATH"
 
@@ -271,6 +272,10 @@ slot_of(const char *s)
 static int
 run(char *line)
 {
+	/* PATH is the rest of the line: the build may lie on a path with
+	   spaces. */
+	if (!strncmp(line, "dlopen ", 7))
+		return cmd_dlopen(line + 7);
 	char *arg[4] = { 0 };
 	int n = 0;
 	for (char *t = strtok(line, " "); t && n < 4; t = strtok(NULL, " "))
@@ -284,8 +289,6 @@ run(char *line)
 		return cmd_spawn(atoi(arg[1]), (size_t)atol(arg[2]));
 	if (n == 1 && !strcmp(arg[0], "join"))
 		return cmd_join();
-	if (n == 2 && !strcmp(arg[0], "dlopen"))
-		return cmd_dlopen(arg[1]);
 #ifdef HT_INTERPOSE
 	if (n == 2 && !strcmp(arg[0], "block"))
 		return cmd_block((size_t)atol(arg[1]));

@@ -358,6 +358,29 @@ read_frame(struct cursor *c)
 	return f;
 }
 
+/* Whether L names a register column, the CFA or a constant. */
+static bool
+loc_valid(const struct sym_loc *l)
+{
+	return l->base < SYM_NREGS || l->base == SYM_LOC_CFA ||
+	       l->base == SYM_LOC_CONST;
+}
+
+/* Whether RU is a rule rules.c could have compiled: the walk indexes the
+   registers by its columns, so a file's rule that names others (the file
+   made by hand, or by a heaptrace with another register set) is garbage. */
+static bool
+rule_valid(const struct sym_rule *ru)
+{
+	if (ru->kind > SYM_RULE_COMPLEX || ru->n_set > SYM_NREGS ||
+	    !loc_valid(&ru->cfa))
+		return false;
+	for (unsigned i = 0; i < ru->n_set; i++)
+		if (ru->set[i].col >= SYM_NREGS || !loc_valid(&ru->set[i]))
+			return false;
+	return true;
+}
+
 /* Whether the debug file recorded as CHECK is still the one it was. */
 static bool
 debug_check_holds(const char *check)
@@ -414,7 +437,8 @@ merge_bytes(struct sym_cache *c, const uint8_t *data, size_t len)
 		struct sym_rule ru;
 
 		get(&cur, &off, sizeof(off));
-		if (i >= MAX_ENTRIES || !get(&cur, &ru, sizeof(ru)))
+		if (i >= MAX_ENTRIES || !get(&cur, &ru, sizeof(ru)) ||
+		    !rule_valid(&ru))
 			cur.bad = true;
 		else
 			rule_store(c, off, &ru);

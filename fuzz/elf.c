@@ -8,7 +8,7 @@
      each symbol read and decoded as the probes and the inline path
      decode it before patching (tracer/arch: arch_displace,
      arch_relocate_prologue, arch_patch_range_is_safe,
-     arch_find_syscall);
+     arch_find_syscall, arch_guess_call_returns);
    - the symbols' side (symbols/): the file reported to libdwfl as
      /proc/PID/maps would report it, and the addresses of its functions
      resolved to names and to Massif's descriptions (symbol table,
@@ -55,7 +55,7 @@ decode_at(const struct elf_object *obj, const struct elf_symbol *sym,
 	static struct arch_relocated rel;
 	struct arch_displaced d;
 	size_t want = sym->size && sym->size < MAX_CODE ? sym->size : 64;
-	uint64_t addr = sym->vaddr + bias, at;
+	uint64_t addr = sym->vaddr + bias, at, returns[64];
 	char why[160];
 	int n = elf_object_read(obj, sym->vaddr, code, want);
 
@@ -70,6 +70,7 @@ decode_at(const struct elf_object *obj, const struct elf_symbol *sym,
 		(void)arch_patch_range_is_safe(code, (size_t)n, addr,
 					       rel.covered, why, sizeof(why));
 	(void)arch_find_syscall(code, (size_t)n, addr, &at);
+	(void)arch_guess_call_returns(code, (size_t)n, addr, returns, 64);
 }
 
 static void

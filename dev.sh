@@ -4,6 +4,9 @@
 #   ./dev.sh demo   install what is missing, build, profile examples/example.c
 #   ./dev.sh test   install what is missing, build, run every test (plain,
 #                   then under AddressSanitizer+UBSan, then a clang build)
+#   ./dev.sh fuzz [SECONDS]
+#                   build fuzz/'s libFuzzer targets (clang, ASan+UBSan) and
+#                   run each for SECONDS (60); crashes land in fuzz/crashes/
 set -eu
 cd "$(dirname "$0")"
 
@@ -65,8 +68,39 @@ test)
 	echo "heaptrace: $passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]
 	;;
+fuzz)
+	install_missing
+	seconds=${2:-60}
+	targets="massif_read sites_read symcache maps elf"
+	[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz \
+		-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+	ninja -C build-fuzz $(for t in $targets; do echo fuzz/$t; done) >/dev/null
+	mkdir -p fuzz/crashes
+	crashed=""
+	for t in $targets; do
+		# New inputs go to the build directory, not the tree: only
+		# crashes are kept (fuzz/README in the README's "Fuzzing").
+		mkdir -p "build-fuzz/fuzz/found-$t"
+		log=build-fuzz/fuzz/$t.log
+		status=0
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+			"build-fuzz/fuzz/$t" -max_total_time="$seconds" \
+			-timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="fuzz/crashes/$t-" \
+			"build-fuzz/fuzz/found-$t" "fuzz/corpus/$t" >"$log" 2>&1 ||
+			status=$?
+		last=$(grep -E '^#[0-9]+.*cov:' "$log" | tail -1)
+		echo "fuzz $t: ${last:-no run} (status $status)"
+		[ "$status" -eq 0 ] || { crashed="$crashed $t"; tail -40 "$log"; }
+	done
+	if [ -n "$crashed" ]; then
+		echo "fuzz: crashes in$crashed: fuzz/crashes/ (logs: build-fuzz/fuzz/*.log)"
+		exit 1
+	fi
+	echo "fuzz: no crash in $seconds s per target"
+	;;
 *)
-	echo "usage: ./dev.sh demo|test" >&2
+	echo "usage: ./dev.sh demo|test|fuzz [SECONDS]" >&2
 	exit 2
 	;;
 esac

@@ -358,6 +358,29 @@ read_frame(struct cursor *c)
 	return f;
 }
 
+/* Whether L names a register column, the CFA or a constant. */
+static bool
+loc_valid(const struct sym_loc *l)
+{
+	return l->base < SYM_NREGS || l->base == SYM_LOC_CFA ||
+	       l->base == SYM_LOC_CONST;
+}
+
+/* Whether RU is a rule rules.c could have compiled: the walk indexes the
+   registers by its columns, so a file's rule that names others (the file
+   made by hand, or by a heaptrace with another register set) is garbage. */
+static bool
+rule_valid(const struct sym_rule *ru)
+{
+	if (ru->kind > SYM_RULE_COMPLEX || ru->n_set > SYM_NREGS ||
+	    !loc_valid(&ru->cfa))
+		return false;
+	for (unsigned i = 0; i < ru->n_set; i++)
+		if (ru->set[i].col >= SYM_NREGS || !loc_valid(&ru->set[i]))
+			return false;
+	return true;
+}
+
 /* Whether the debug file recorded as CHECK is still the one it was. */
 static bool
 debug_check_holds(const char *check)
@@ -378,32 +401,23 @@ debug_check_holds(const char *check)
 	return same;
 }
 
-/* Merge the entries of the file at C->PATH into C, when it is a whole
-   cache for C's key whose debug file is unchanged; entries C has already
-   win. Returns whether the file was one. */
+/* Merge the cache file bytes DATA (LEN of them, the checksum last) into C,
+   when they are a whole cache for C's key whose debug file is unchanged;
+   entries C has already win. Returns whether they were one. */
 static bool
-read_file(struct sym_cache *c)
+merge_bytes(struct sym_cache *c, const uint8_t *data, size_t len)
 {
-	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	uint8_t *data = NULL;
 	struct cursor cur;
 	uint64_t sum, off;
 	char m[sizeof(magic)], *key = NULL, *check = NULL;
 	bool ok = false;
 
-	if (fd < 0)
+	if (len < sizeof(magic) + 8)
 		return false;
-	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(magic) + 8 ||
-	    st.st_size > (off_t)1 << 30)
-		goto out;
-	data = ht_xmalloc((size_t)st.st_size);
-	if (read(fd, data, (size_t)st.st_size) != st.st_size)
-		goto out;
-	memcpy(&sum, data + st.st_size - 8, 8);
-	if (fnv1a(FNV_START, data, (size_t)st.st_size - 8) != sum)
-		goto out;
-	cur = (struct cursor){ data, data + st.st_size - 8, false };
+	memcpy(&sum, data + len - 8, 8);
+	if (fnv1a(FNV_START, data, len - 8) != sum)
+		return false;
+	cur = (struct cursor){ data, data + len - 8, false };
 	get(&cur, m, sizeof(m));
 	key = get_str(&cur);
 	check = get_str(&cur);
@@ -423,7 +437,8 @@ read_file(struct sym_cache *c)
 		struct sym_rule ru;
 
 		get(&cur, &off, sizeof(off));
-		if (i >= MAX_ENTRIES || !get(&cur, &ru, sizeof(ru)))
+		if (i >= MAX_ENTRIES || !get(&cur, &ru, sizeof(ru)) ||
+		    !rule_valid(&ru))
 			cur.bad = true;
 		else
 			rule_store(c, off, &ru);
@@ -436,10 +451,6 @@ read_file(struct sym_cache *c)
 		c->stop_at = off;
 	}
 	ok = !cur.bad && cur.p == cur.end;
-	if (ok) {
-		c->read_st = st;
-		c->has_read = true;
-	}
 	if (ok && !*c->debug_check) {
 		free(c->debug_check);
 		c->debug_check = check;
@@ -448,6 +459,33 @@ read_file(struct sym_cache *c)
 out:
 	free(key);
 	free(check);
+	return ok;
+}
+
+/* Merge the entries of the file at C->PATH into C (merge_bytes). Returns
+   whether the file was a cache for C. */
+static bool
+read_file(struct sym_cache *c)
+{
+	int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint8_t *data = NULL;
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(magic) + 8 ||
+	    st.st_size > (off_t)1 << 30)
+		goto out;
+	data = ht_xmalloc((size_t)st.st_size);
+	if (read(fd, data, (size_t)st.st_size) != st.st_size)
+		goto out;
+	ok = merge_bytes(c, data, (size_t)st.st_size);
+	if (ok) {
+		c->read_st = st;
+		c->has_read = true;
+	}
+out:
 	free(data);
 	close(fd);
 	return ok;
@@ -635,6 +673,26 @@ cache_free(struct sym_cache *c)
 	free(c->key);
 	free(c->debug_check);
 	free(c);
+}
+
+long
+sym_cache_parse(const void *data, size_t len, const char *key)
+{
+	struct sym_cache *c = ht_xcalloc(1, sizeof(*c));
+	long n = -1;
+	uint64_t off, val;
+
+	c->key = ht_xstrdup(key);
+	c->debug_check = ht_xstrdup("");
+	u64map_init(&c->frames);
+	u64map_init(&c->rules);
+	if (merge_bytes(c, data, len)) {
+		n = (long)c->n_rules;
+		for (size_t pos = 0; u64map_next(&c->frames, &pos, &off, &val);)
+			n++;
+	}
+	cache_free(c);
+	return n;
 }
 
 /* Whether the file at C->PATH is the one read_file last merged, as it

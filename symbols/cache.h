@@ -10,6 +10,7 @@
 #define HT_SYMBOLS_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <elfutils/libdwfl.h>
 
@@ -25,6 +26,13 @@ struct sym_cache *sym_cache_open(Dwfl_Module *mod);
    meanwhile (atomically: readers see the old file or the new one), then
    free C. NULL is a no-op. */
 void sym_cache_close(struct sym_cache *c);
+
+/* The bytes DATA (LEN of them) read as a cache file made for a module
+   whose key is KEY, the way sym_cache_open reads one, into a cache freed
+   at once: for the fuzzer (fuzz/symcache.c). Returns the number of
+   entries (frames and rules) they held, or -1 when they are not a whole
+   cache for KEY. */
+long sym_cache_parse(const void *data, size_t len, const char *key);
 
 /* The frame kept for OFF (an address minus the module's start), or NULL.
    Its LINES may be NULL (only its name was needed so far). Valid until

@@ -11,16 +11,6 @@
 #include "symbols/cache.h"
 #include "symbols/rules.h"
 
-static uint64_t
-fnv1a(const uint8_t *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 static uint32_t
 u32_at(const uint8_t *p)
 {
@@ -68,7 +58,7 @@ first_rule(const uint8_t *d, size_t len)
 static long
 parse(uint8_t *d, size_t len, const char *key)
 {
-	uint64_t sum = fnv1a(d, len - 8);
+	uint64_t sum = sym_cache_checksum(d, len - 8);
 
 	memcpy(d + len - 8, &sum, sizeof(sum));
 	return sym_cache_parse(d, len, key);

@@ -11,17 +11,6 @@
 #include "fuzz/fuzz.h"
 #include "symbols/cache.h"
 
-/* The cache's checksum (FNV-1a, 64 bits), as cache.c computes it. */
-static uint64_t
-fnv1a(const uint8_t *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 /* The key the file's header names (after the 8-byte magic: a u32 length
    and its bytes), malloc'd; "" when it has none. */
 static char *
@@ -47,7 +36,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	if (size >= 16) {
-		uint64_t sum = fnv1a(copy, size - 8);
+		uint64_t sum = sym_cache_checksum(copy, size - 8);
 
 		memcpy(copy + size - 8, &sum, sizeof(sum));
 	}

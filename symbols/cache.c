@@ -130,6 +130,12 @@ fnv1a(uint64_t h, const void *data, size_t len)
 
 #define FNV_START 0xcbf29ce484222325ULL
 
+uint64_t
+sym_cache_checksum(const void *data, size_t len)
+{
+	return fnv1a(FNV_START, data, len);
+}
+
 /* "dev ino size mtime" of PATH, or "none". */
 static char *
 file_identity(const char *path)

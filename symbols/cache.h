@@ -34,6 +34,10 @@ void sym_cache_close(struct sym_cache *c);
    cache for KEY. */
 long sym_cache_parse(const void *data, size_t len, const char *key);
 
+/* The checksum a cache file ends with, of its LEN bytes DATA before it
+   (for tools that write or mend cache files: fuzz/). */
+uint64_t sym_cache_checksum(const void *data, size_t len);
+
 /* The frame kept for OFF (an address minus the module's start), or NULL.
    Its LINES may be NULL (only its name was needed so far). Valid until
    the next sym_cache_put_frame for OFF or sym_cache_close. */

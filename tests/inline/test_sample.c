@@ -510,16 +510,17 @@ test_stub_realloc(void)
 	env_fini();
 }
 
-/* More sampled blocks live than the set holds: the stub sets
-   RING_F_SET_FULL once (counted in stats.set_full), and from then on
-   every free is recorded, a block's never sampled too. */
-static void
-test_stub_full(void)
+/* Allocate blocks of SIZE (sampled: at least the interval) until the
+   sampled-address set overflows or MAX were made, draining as they go;
+   the first block's address in *FIRST when not NULL. Returns how many. */
+static uint64_t
+fill_set(uint64_t size, uint64_t max, uint64_t *first)
 {
-	start(16, 6); /* every block of 16 B is at least the interval */
 	uint64_t n = 0;
-	while (!(env.h->flags & RING_F_SET_FULL) && n < 400000) {
-		tramp1(IX_MALLOC, 16);
+	while (!(env.h->flags & RING_F_SET_FULL) && n < max) {
+		uint64_t p = tramp1(IX_MALLOC, size);
+		if (first && !n)
+			*first = p;
 		if (++n % 1000 == 0) {
 			env_drain(0);
 			env_collect_reset();
@@ -527,6 +528,17 @@ test_stub_full(void)
 	}
 	env_drain(0);
 	env_collect_reset();
+	return n;
+}
+
+/* More sampled blocks live than the set holds: the stub sets
+   RING_F_SET_FULL once (counted in stats.set_full), and from then on
+   every free is recorded, a block's never sampled too. */
+static void
+test_stub_full(void)
+{
+	start(16, 6); /* every block of 16 B is at least the interval */
+	uint64_t n = fill_set(16, 400000, NULL);
 	CHECK(env.h->flags & RING_F_SET_FULL, "no overflow in %llu blocks",
 	      (unsigned long long)n);
 	CHECK(n > 150000, "the set held only %llu blocks",
@@ -588,18 +600,8 @@ test_stub_full_small(void)
 	uint64_t big = 64ULL << 20;
 	start(big, 9);
 	CHECK(env.h->set_shift == 55, "shift %u", env.h->set_shift);
-	uint64_t n = 0, first = 0;
-	while (!(env.h->flags & RING_F_SET_FULL) && n < 10000) {
-		uint64_t p = tramp1(IX_MALLOC, big);
-		if (!first)
-			first = p;
-		if (++n % 1000 == 0) {
-			env_drain(0);
-			env_collect_reset();
-		}
-	}
-	env_drain(0);
-	env_collect_reset();
+	uint64_t first = 0;
+	uint64_t n = fill_set(big, 10000, &first);
 	CHECK(env.h->flags & RING_F_SET_FULL, "no overflow in %llu blocks",
 	      (unsigned long long)n);
 	CHECK(n - 1 > 3584 * 6 / 10 && n - 1 <= 3584,

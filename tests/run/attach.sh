@@ -143,6 +143,26 @@ attach_for() {
 		--massif-out-file="$out" "$@" "$target" 2>>"$tmp/ht.err"
 }
 
+# attach_then_interrupt SECONDS ARGS...: `heaptrace attach -v ARGS` to
+# $target, stderr in $tmp/c.err; once it says it attached (or is gone: a
+# failed attach), SECONDS later, SIGINT, as Ctrl-C would. Returns its
+# exit status.
+attach_then_interrupt() {
+	local settle=$1 h
+	shift
+	: >"$tmp/c.err"
+	"$ht" attach -v "$@" "$target" 2>"$tmp/c.err" &
+	h=$!
+	for _ in $(seq 200); do
+		grep -q "attached, " "$tmp/c.err" && break
+		kill -0 $h 2>/dev/null || break
+		sleep 0.05
+	done
+	sleep "$settle"
+	kill -INT $h 2>/dev/null
+	wait $h
+}
+
 case_cycles() {
 	start_attachee cycles threads 0
 	for i in 1 2 3 4 5; do
@@ -173,18 +193,7 @@ case_cycles_100() {
 	before=$(image_digest "$target")
 	anon=$(exec_anon "$target")
 	for i in $(seq 100); do
-		: >"$tmp/c.err"
-		"$ht" attach -v --massif-out-file="$tmp/m" "$target" \
-			2>"$tmp/c.err" &
-		h=$!
-		# attached, or gone (a failed attach)
-		for _ in $(seq 200); do
-			grep -q "attached, " "$tmp/c.err" && break
-			kill -0 $h 2>/dev/null || break
-			sleep 0.05
-		done
-		kill -INT $h 2>/dev/null
-		wait $h
+		attach_then_interrupt 0 --massif-out-file="$tmp/m"
 		st=$?
 		if [ $st != 0 ] || grep -q "warning" "$tmp/c.err"; then
 			fail "attach $i: heaptrace exit $st: $(grep -v ': hit ' "$tmp/c.err" | grep -v 'patched inline' | tail -n 5)"
@@ -203,20 +212,10 @@ case_cycles_100() {
 
 case_signals() {
 	start_attachee sig signals
-	local i h st left=0 over=0
+	local i st left=0 over=0
 	for i in $(seq 50); do
-		: >"$tmp/c.err"
-		"$ht" attach -v --sampling-interval=512K --sampling-seed=1 \
-			--massif-out-file="$tmp/m" "$target" 2>"$tmp/c.err" &
-		h=$!
-		for _ in $(seq 200); do
-			grep -q "attached, " "$tmp/c.err" && break
-			kill -0 $h 2>/dev/null || break
-			sleep 0.05
-		done
-		sleep 0.1
-		kill -INT $h 2>/dev/null
-		wait $h
+		attach_then_interrupt 0.1 --sampling-interval=512K \
+			--sampling-seed=1 --massif-out-file="$tmp/m"
 		st=$?
 		if [ $st != 0 ] || grep -q "warning" "$tmp/c.err"; then
 			fail "attach $i: heaptrace exit $st: $(grep -v ': hit ' "$tmp/c.err" | grep -v 'patched inline' | tail -n 5)"

@@ -6,7 +6,8 @@
 #                   then under AddressSanitizer+UBSan, then a clang build)
 #   ./dev.sh fuzz [SECONDS]
 #                   build fuzz/'s libFuzzer targets (clang, ASan+UBSan) and
-#                   run each for SECONDS (60); crashes land in fuzz/crashes/
+#                   run each for SECONDS (60); crashes land in fuzz/crashes/;
+#                   FUZZ_TARGETS="maps elf" runs only those
 set -eu
 cd "$(dirname "$0")"
 
@@ -71,7 +72,7 @@ test)
 fuzz)
 	install_missing
 	seconds=${2:-60}
-	targets="massif_read sites_read symcache maps elf"
+	targets="${FUZZ_TARGETS:-massif_read sites_read symcache maps elf}"
 	[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz \
 		-Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 	ninja -C build-fuzz $(for t in $targets; do echo fuzz/$t; done) >/dev/null

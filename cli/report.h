@@ -13,6 +13,7 @@
 
 #include "output/massif_read.h"
 #include "output/site_name.h"
+#include "output/site_wrappers.h"
 #include "output/sites_read.h"
 
 /* Exit status of report and diff for bad usage or unreadable input. */

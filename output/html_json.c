@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "output/jsonstr.h"
 #include "output/site_name.h"
+#include "output/site_wrappers.h"
 
 
 void

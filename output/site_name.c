@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "output/site_wrappers.h"
 
 /* Prefixes of the allocation shims of Rust's standard library: its
    global allocator's entry points and alloc::alloc's wrappers. */
@@ -196,42 +195,6 @@ site_name_frame(const struct site_naming *nm, const struct sites_site *s)
 		if (best[p])
 			return best[p];
 	return &s->frames[0];
-}
-
-void
-site_naming_init(struct site_naming *nm, const struct sites_file *sf,
-		 const char *desc, char *const *alloc_fns, size_t n,
-		 bool detect)
-{
-	*nm = (struct site_naming){ .sf = sf, .desc = desc,
-				    .alloc_fns = alloc_fns,
-				    .n_alloc_fns = n };
-	if (detect && sf)
-		nm->n_wrappers = site_wrappers_find(nm, &nm->wrappers);
-}
-
-static int
-name_sort_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-void
-site_naming_add_wrappers(struct site_naming *nm,
-			 const struct site_naming *from)
-{
-	for (size_t i = 0; i < from->n_wrappers; i++) {
-		const char *w = from->wrappers[i];
-		if (nm->n_wrappers && bsearch(w, nm->wrappers, nm->n_wrappers,
-					      sizeof(*nm->wrappers), name_cmp))
-			continue;
-		nm->wrappers = ht_xreallocarray(nm->wrappers,
-						nm->n_wrappers + 1,
-						sizeof(*nm->wrappers));
-		nm->wrappers[nm->n_wrappers++] = w;
-		qsort(nm->wrappers, nm->n_wrappers, sizeof(*nm->wrappers),
-		      name_sort_cmp);
-	}
 }
 
 void

@@ -24,16 +24,6 @@ struct site_naming {
 	size_t n_wrappers;
 };
 
-/* *NM for SF and DESC with the read-time --alloc-fn names ALLOC_FNS[0..N)
-   (borrowed, as SF and DESC are), finding SF's wrappers when DETECT. */
-void site_naming_init(struct site_naming *nm, const struct sites_file *sf,
-		      const char *desc, char *const *alloc_fns, size_t n,
-		      bool detect);
-
-/* Add the wrappers of FROM to *NM's (diff names both profiles alike). */
-void site_naming_add_wrappers(struct site_naming *nm,
-			      const struct site_naming *from);
-
 /* Free what site_naming_init allocated; *NM is left empty. */
 void site_naming_free(struct site_naming *nm);
 

@@ -167,3 +167,45 @@ site_wrappers_find(const struct site_naming *nm, const char ***out)
 	free(c);
 	return nw;
 }
+
+static int
+wrapper_key_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+void
+site_naming_init(struct site_naming *nm, const struct sites_file *sf,
+		 const char *desc, char *const *alloc_fns, size_t n,
+		 bool detect)
+{
+	*nm = (struct site_naming){ .sf = sf, .desc = desc,
+				    .alloc_fns = alloc_fns,
+				    .n_alloc_fns = n };
+	if (detect && sf)
+		nm->n_wrappers = site_wrappers_find(nm, &nm->wrappers);
+}
+
+static int
+name_sort_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void
+site_naming_add_wrappers(struct site_naming *nm,
+			 const struct site_naming *from)
+{
+	for (size_t i = 0; i < from->n_wrappers; i++) {
+		const char *w = from->wrappers[i];
+		if (nm->n_wrappers && bsearch(w, nm->wrappers, nm->n_wrappers,
+					      sizeof(*nm->wrappers), wrapper_key_cmp))
+			continue;
+		nm->wrappers = ht_xreallocarray(nm->wrappers,
+						nm->n_wrappers + 1,
+						sizeof(*nm->wrappers));
+		nm->wrappers[nm->n_wrappers++] = w;
+		qsort(nm->wrappers, nm->n_wrappers, sizeof(*nm->wrappers),
+		      name_sort_cmp);
+	}
+}

@@ -5,6 +5,7 @@
    --alloc-fn wrappers; the objects' tests and the one-line text.
    Usage: test_site_name; exit 0 pass, 1 fail. */
 #include "output/site_name.h"
+#include "output/site_wrappers.h"
 
 #include <stdlib.h>
 #include <string.h>

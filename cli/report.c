@@ -70,7 +70,6 @@ report_profile_load(const char *path, struct report_profile *p, char *err,
 		p->has_sites = false;
 		p->sites_empty = true;
 	}
-	report_profile_naming(p, NULL);
 	return 0;
 }
 
@@ -1216,6 +1215,7 @@ report_html_beside(const char *profile, char *err, size_t errlen)
 	struct report_profile p;
 	if (report_profile_load(profile, &p, err, errlen))
 		return -1;
+	report_profile_naming(&p, NULL);
 	char *page = ht_xasprintf("%s.html", profile);
 	FILE *out = fopen(page, "w");
 	int rc = 0;

@@ -66,8 +66,8 @@ int report_naming_option(const char *cmd, int argc, char **argv, int *i,
 /* Free what report_naming_option allocated. */
 void report_naming_args_free(struct report_naming_args *a);
 
-/* Name P's sites as A says, in place of report_profile_load's naming
-   (wrappers found, no read-time --alloc-fn); A outlives P. */
+/* Name P's sites as A says (NULL: wrappers found, no read-time
+   --alloc-fn), before report_site_frame or the HTML page; A outlives P. */
 void report_profile_naming(struct report_profile *p,
 			   const struct report_naming_args *a);
 
@@ -91,8 +91,8 @@ void report_sampling_json(FILE *out, const struct report_profile *p);
    with a one-line reason in ERR. */
 int report_html_beside(const char *profile, char *err, size_t errlen);
 
-/* Read PATH and PATH.sites (absent: has_sites false) into *P, its sites
-   named with the wrappers its stacks show. Returns 0,
+/* Read PATH and PATH.sites (absent: has_sites false) into *P; its sites
+   are not named until report_profile_naming. Returns 0,
    or -1 with a one-line reason in ERR and *P empty. */
 int report_profile_load(const char *path, struct report_profile *p,
 			char *err, size_t errlen);

@@ -20,11 +20,12 @@ struct site_naming {
 	const char *desc;             /* the Massif desc: line; may be NULL */
 	char *const *alloc_fns;       /* read-time --alloc-fn names, borrowed */
 	size_t n_alloc_fns;
-	const char **wrappers;        /* sorted by strcmp; names borrowed from sf */
+	const char **wrappers;        /* sorted by strcmp; names are sf's */
 	size_t n_wrappers;
 };
 
-/* Free what site_naming_init allocated; *NM is left empty. */
+/* Free what site_naming_init (output/site_wrappers.h) allocated; *NM is
+   left empty. */
 void site_naming_free(struct site_naming *nm);
 
 /* Whether FN is skipped as an allocator function by NM: an entry point
@@ -52,13 +53,14 @@ bool site_is_allocator_object(const char *object);
 /* The frame naming site S of NM's file (whose mappings tell each frame's
    object): the first frame, innermost first, that has a name and is
    neither an allocator function (site_naming_is_alloc_fn, wrappers
-   included) nor in an allocator object; else the first named one that is not an
-   allocator function among the allocator objects' frames the stack
-   starts with (the C library's own allocation, as from fopen); else the
-   first not in an allocator (an unnamed address of the program); else
-   the first named one, else the first. "(below main)" counts as unnamed,
-   and it and the frames outward of it or of main (start-up code) are
-   taken by the last two passes only. NULL for a site without frames. */
+   included) nor in an allocator object; else the first named one that
+   is not an allocator function among the allocator objects' frames the
+   stack starts with (the C library's own allocation, as from fopen);
+   else the first not in an allocator (an unnamed address of the
+   program); else the first named one, else the first. "(below main)"
+   counts as unnamed, and it and the frames outward of it or of main
+   (start-up code) are taken by the last two passes only. NULL for a
+   site without frames. */
 const struct sites_frame *site_name_frame(const struct site_naming *nm,
 					  const struct sites_site *s);
 

@@ -34,6 +34,7 @@ struct diff_args {
 	double percent;
 	uint64_t min_bytes;
 	const char *path[2];
+	struct report_naming_args naming;
 };
 
 /* The figures compared, the order of struct sites_site's. */
@@ -84,7 +85,9 @@ diff_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: heaptrace diff [--format=text|json] "
-		"[--threshold=PERCENT] [--min-bytes=N] A B\n"
+		"[--threshold=PERCENT] [--min-bytes=N]\n"
+		"                      [--alloc-fn=NAME] [--find-wrappers=yes|no] "
+		"A B\n"
 		"\n"
 		"Compare two profiles of the same program (massif.out files "
 		"heaptrace wrote,\n"
@@ -104,7 +107,8 @@ diff_usage(FILE *out)
 		"this percent\n"
 		"                           of the larger of the two totals [%.0f]\n"
 		"  --min-bytes=<N>          ... and more than this many bytes "
-		"[%d]\n",
+		"[%d]\n"
+		REPORT_NAMING_USAGE,
 		DEFAULT_PERCENT, DEFAULT_MIN_BYTES);
 }
 
@@ -166,6 +170,9 @@ arg_parse(int argc, char **argv, int *i, struct diff_args *args,
 	if ((rc = report_option_value("diff", argc, argv, i,
 					"--format", &v)) != 0)
 		return rc < 0 ? -1 : format_parse(v, &args->format);
+	if ((rc = report_naming_option("diff", argc, argv, i,
+				       &args->naming)) != 0)
+		return rc < 0 ? -1 : 0;
 	if ((rc = report_option_value("diff", argc, argv, i,
 					"--threshold", &v)) != 0)
 		return rc < 0 ? -1 : percent_parse(v, &args->percent);
@@ -663,35 +670,47 @@ comparison_free(struct comparison *c)
 		entries_free(&c->entries[k]);
 }
 
-int
-diff_cmd(int argc, char **argv)
+/* Load the two profiles of ARGS into P, their sites named alike: the
+   wrappers found in either are skipped in both. 0, or -1 (said). */
+static int
+profiles_load(const struct diff_args *args, struct report_profile *p)
 {
-	struct diff_args args;
-	int rc = args_parse(argc, argv, &args);
-	if (rc > 0) {
-		diff_usage(stdout);
-		return fflush(stdout) ? REPORT_EXIT_ERROR : EXIT_SAME;
-	}
-	if (rc < 0)
-		return REPORT_EXIT_ERROR;
-	struct report_profile p[2];
 	char err[1024];
 	for (int k = 0; k < 2; k++) {
-		if (report_profile_load(args.path[k], &p[k], err,
-					sizeof(err)) == 0)
+		if (report_profile_load(args->path[k], &p[k], err,
+					sizeof(err)) == 0) {
+			report_profile_naming(&p[k], &args->naming);
 			continue;
+		}
 		ht_error("diff: %s", err);
 		if (k)
 			report_profile_free(&p[0]);
-		return REPORT_EXIT_ERROR;
+		return -1;
 	}
+	struct site_naming a_only = p[0].naming;
+	a_only.wrappers = ht_xmemdup_array(a_only.wrappers, a_only.n_wrappers,
+					   a_only.n_wrappers + 1,
+					   sizeof(*a_only.wrappers));
+	site_naming_add_wrappers(&p[0].naming, &p[1].naming);
+	site_naming_add_wrappers(&p[1].naming, &a_only);
+	site_naming_free(&a_only);
+	return 0;
+}
+
+/* The command for ARGS, parsed: its exit status. */
+static int
+diff_run(const struct diff_args *args)
+{
+	struct report_profile p[2];
+	if (profiles_load(args, p))
+		return REPORT_EXIT_ERROR;
 	struct comparison c;
-	comparison_run(&c, &args, p);
-	if (args.format == FORMAT_JSON)
-		diff_json(stdout, &c, &args, p);
+	comparison_run(&c, args, p);
+	if (args->format == FORMAT_JSON)
+		diff_json(stdout, &c, args, p);
 	else
-		diff_text(stdout, &c, &args, p);
-	rc = report_output_close(stdout, "standard output");
+		diff_text(stdout, &c, args, p);
+	int rc = report_output_close(stdout, "standard output");
 	size_t n_changes = c.n_changes;
 	comparison_free(&c);
 	for (int k = 0; k < 2; k++)
@@ -699,4 +718,20 @@ diff_cmd(int argc, char **argv)
 	if (rc)
 		return REPORT_EXIT_ERROR;
 	return n_changes ? EXIT_CHANGED : EXIT_SAME;
+}
+
+int
+diff_cmd(int argc, char **argv)
+{
+	struct diff_args args;
+	int rc = args_parse(argc, argv, &args);
+	if (rc > 0) {
+		diff_usage(stdout);
+		rc = fflush(stdout) ? REPORT_EXIT_ERROR : EXIT_SAME;
+	} else if (rc < 0)
+		rc = REPORT_EXIT_ERROR;
+	else
+		rc = diff_run(&args);
+	report_naming_args_free(&args.naming);
+	return rc;
 }

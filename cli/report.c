@@ -32,6 +32,7 @@ struct report_args {
 	unsigned long top; /* 0: all */
 	const char *out_path;
 	const char *profile;
+	struct report_naming_args naming;
 };
 
 /* ---- the profile, shared with diff ---- */
@@ -73,8 +74,60 @@ report_profile_load(const char *path, struct report_profile *p, char *err,
 }
 
 void
+report_profile_naming(struct report_profile *p,
+		      const struct report_naming_args *a)
+{
+	site_naming_free(&p->naming);
+	site_naming_init(&p->naming, p->has_sites ? &p->sites : NULL,
+			 p->massif.desc, a ? a->alloc_fns : NULL,
+			 a ? a->n_alloc_fns : 0, !a || !a->no_wrappers);
+}
+
+int
+report_naming_option(const char *cmd, int argc, char **argv, int *i,
+		     struct report_naming_args *a)
+{
+	const char *v;
+	int rc;
+	if ((rc = report_option_value(cmd, argc, argv, i, "--alloc-fn",
+				      &v)) != 0) {
+		if (rc < 0)
+			return -1;
+		if (!*v) {
+			ht_error("%s: --alloc-fn needs a function name", cmd);
+			return -1;
+		}
+		ht_xgrow((void **)&a->alloc_fns, &a->cap_alloc_fns,
+			 a->n_alloc_fns + 1, sizeof(*a->alloc_fns));
+		a->alloc_fns[a->n_alloc_fns++] = (char *)v;
+		return 1;
+	}
+	if ((rc = report_option_value(cmd, argc, argv, i, "--find-wrappers",
+				      &v)) != 0) {
+		if (rc < 0)
+			return -1;
+		if (strcmp(v, "yes") && strcmp(v, "no")) {
+			ht_error("%s: --find-wrappers must be 'yes' or 'no', "
+				 "not '%s'", cmd, v);
+			return -1;
+		}
+		a->no_wrappers = strcmp(v, "no") == 0;
+		return 1;
+	}
+	return 0;
+}
+
+void
+report_naming_args_free(struct report_naming_args *a)
+{
+	free(a->alloc_fns);
+	*a = (struct report_naming_args){ 0 };
+}
+
+void
 report_profile_free(struct report_profile *p)
 {
+	site_naming_free(&p->naming);
 	mf_free(&p->massif);
 	if (p->has_sites)
 		sites_free(&p->sites);
@@ -176,7 +229,7 @@ report_label_text(const char *label)
 const struct sites_frame *
 report_site_frame(const struct report_profile *p, const struct sites_site *s)
 {
-	return site_name_frame(&p->sites, p->massif.desc, s);
+	return site_name_frame(&p->naming, s);
 }
 
 void
@@ -336,7 +389,9 @@ static void
 report_usage(FILE *out)
 {
 	fputs("usage: heaptrace report [--format=text|json|html] [--top=N] "
-	      "[-o FILE] PROFILE\n"
+	      "[-o FILE]\n"
+	      "                        [--alloc-fn=NAME] "
+	      "[--find-wrappers=yes|no] PROFILE\n"
 	      "       heaptrace report --format=pprof [--at=peak|end|N] -o FILE "
 	      "PROFILE\n"
 	      "\n"
@@ -377,6 +432,7 @@ report_usage(FILE *out)
 	      "                           detailed snapshot N's tree [peak]\n"
 	      "  --top=<N>                text: entries per section, 0 for all "
 	      "[10]\n"
+	      REPORT_NAMING_USAGE
 	      "  -o, --output=<file>      write to <file> instead of standard "
 	      "output\n", out);
 }
@@ -392,6 +448,9 @@ arg_parse(int argc, char **argv, int *i, struct report_args *args)
 	if ((rc = report_option_value("report", argc, argv, i,
 					"--format", &v)) != 0)
 		return rc < 0 ? -1 : format_parse(v, &args->format);
+	if ((rc = report_naming_option("report", argc, argv, i,
+				       &args->naming)) != 0)
+		return rc < 0 ? -1 : 0;
 	if ((rc = report_option_value("report", argc, argv, i,
 					"--top", &v)) != 0)
 		return rc < 0 ? -1 : top_parse(v, &args->top);
@@ -825,6 +884,25 @@ totals_text(FILE *out, const struct report_profile *p)
 		leak_check_text(out, &p->sites);
 }
 
+/* The wrappers found in P's stacks, whose callers name its sites; the
+   first few by name (a C++ program's names run long), all in JSON. */
+static void
+wrappers_text(FILE *out, const struct report_profile *p)
+{
+	enum { SHOWN = 5 };
+	const struct site_naming *nm = &p->naming;
+	if (!nm->n_wrappers)
+		return;
+	fputs("site names: the callers of the allocation wrappers", out);
+	for (size_t i = 0; i < nm->n_wrappers && i < SHOWN; i++)
+		fprintf(out, "%s%s", i ? ", " : " ", nm->wrappers[i]);
+	if (nm->n_wrappers > SHOWN)
+		fprintf(out, " and %zu more (--format=json lists them)",
+			nm->n_wrappers - SHOWN);
+	fputs(" (found in the stacks; --find-wrappers=no names them)\n",
+	      out);
+}
+
 static void
 header_text(FILE *out, const struct report_profile *p)
 {
@@ -839,6 +917,7 @@ header_text(FILE *out, const struct report_profile *p)
 		      "the snapshot of the most heap + extra + stacks, as "
 		      "Massif's\n", out);
 	report_sampling_text(out, p, "");
+	wrappers_text(out, p);
 }
 
 static void
@@ -1043,7 +1122,13 @@ sites_json(FILE *out, const struct report_profile *p)
 		fputs(",\n", out);
 		return;
 	}
-	fputs("  \"sites\": [", out);
+	fputs("  \"wrappers\": [", out);
+	for (size_t i = 0; i < p->naming.n_wrappers; i++) {
+		if (i)
+			fputs(", ", out);
+		report_json_string(out, p->naming.wrappers[i]);
+	}
+	fputs("],\n  \"sites\": [", out);
 	for (size_t i = 0; i < p->sites.n_sites; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
 		site_json(out, p, &p->sites.sites[i]);
@@ -1119,6 +1204,7 @@ report_html(FILE *out, const struct report_profile *p)
 		.massif = &p->massif,
 		.sites = p->has_sites ? &p->sites : NULL,
 		.peak = report_peak_index(p),
+		.naming = &p->naming,
 	};
 	html_write(out, &h);
 }
@@ -1129,6 +1215,7 @@ report_html_beside(const char *profile, char *err, size_t errlen)
 	struct report_profile p;
 	if (report_profile_load(profile, &p, err, errlen))
 		return -1;
+	report_profile_naming(&p, NULL);
 	char *page = ht_xasprintf("%s.html", profile);
 	FILE *out = fopen(page, "w");
 	int rc = 0;
@@ -1162,6 +1249,42 @@ output_open(const char *path)
 	return f;
 }
 
+/* The command for ARGS, parsed: its exit status. */
+static int
+report_run(const struct report_args *args)
+{
+	char err[1024];
+	int rc = 0;
+	if (args->format == FORMAT_PPROF) {
+		if (pprof_write_file(args->profile, args->out_path, args->at,
+				     err, sizeof(err)) == 0)
+			return 0;
+		ht_error("report: %s", err);
+		return REPORT_EXIT_ERROR;
+	}
+	struct report_profile p;
+	if (report_profile_load(args->profile, &p, err, sizeof(err))) {
+		ht_error("report: %s", err);
+		return REPORT_EXIT_ERROR;
+	}
+	report_profile_naming(&p, &args->naming);
+	FILE *out = output_open(args->out_path);
+	if (out) {
+		if (args->format == FORMAT_JSON)
+			report_json(out, &p);
+		else if (args->format == FORMAT_HTML)
+			report_html(out, &p);
+		else
+			report_text(out, &p, args);
+		rc = report_output_close(out, args->out_path ? args->out_path :
+					 "standard output");
+		if (rc && args->out_path)
+			unlink(args->out_path);
+	}
+	report_profile_free(&p);
+	return out && rc == 0 ? 0 : REPORT_EXIT_ERROR;
+}
+
 int
 report_cmd(int argc, char **argv)
 {
@@ -1169,36 +1292,11 @@ report_cmd(int argc, char **argv)
 	int rc = args_parse(argc, argv, &args);
 	if (rc > 0) {
 		report_usage(stdout);
-		return fflush(stdout) ? REPORT_EXIT_ERROR : 0;
-	}
-	if (rc < 0)
-		return REPORT_EXIT_ERROR;
-	char err[1024];
-	if (args.format == FORMAT_PPROF) {
-		if (pprof_write_file(args.profile, args.out_path, args.at, err,
-				     sizeof(err)) == 0)
-			return 0;
-		ht_error("report: %s", err);
-		return REPORT_EXIT_ERROR;
-	}
-	struct report_profile p;
-	if (report_profile_load(args.profile, &p, err, sizeof(err))) {
-		ht_error("report: %s", err);
-		return REPORT_EXIT_ERROR;
-	}
-	FILE *out = output_open(args.out_path);
-	if (out) {
-		if (args.format == FORMAT_JSON)
-			report_json(out, &p);
-		else if (args.format == FORMAT_HTML)
-			report_html(out, &p);
-		else
-			report_text(out, &p, &args);
-		rc = report_output_close(out, args.out_path ? args.out_path :
-					 "standard output");
-		if (rc && args.out_path)
-			unlink(args.out_path);
-	}
-	report_profile_free(&p);
-	return out && rc == 0 ? 0 : REPORT_EXIT_ERROR;
+		rc = fflush(stdout) ? REPORT_EXIT_ERROR : 0;
+	} else if (rc < 0)
+		rc = REPORT_EXIT_ERROR;
+	else
+		rc = report_run(&args);
+	report_naming_args_free(&args.naming);
+	return rc;
 }

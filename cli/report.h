@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "output/massif_read.h"
+#include "output/site_name.h"
+#include "output/site_wrappers.h"
 #include "output/sites_read.h"
 
 /* Exit status of report and diff for bad usage or unreadable input. */
@@ -34,7 +36,40 @@ struct report_profile {
 	bool stacks;       /* --stacks=yes: snapshots count stack bytes */
 	bool sites_empty;  /* a .sites file without sites was set aside
 			      (--pages-as-heap records none) */
+	struct site_naming naming; /* how its sites are named */
 };
+
+/* How sites are named when read: report's and diff's --alloc-fn=NAME
+   (repeated) and --find-wrappers=yes|no. */
+struct report_naming_args {
+	char **alloc_fns; /* the words of argv, borrowed; the array malloc'd */
+	size_t n_alloc_fns, cap_alloc_fns;
+	bool no_wrappers;
+};
+
+/* Those two options in report's and diff's --help. */
+#define REPORT_NAMING_USAGE                                                  \
+	"  --alloc-fn=<name>        name sites by the callers of <name>, as " \
+	"if the run\n"                                                        \
+	"                           had been given --alloc-fn=<name> "       \
+	"(repeatable)\n"                                                      \
+	"  --find-wrappers=yes|no   find the program's allocation wrappers "  \
+	"in the\n"                                                            \
+	"                           stacks and name sites by their callers "  \
+	"[yes]\n"
+
+/* Whether ARGV[*I] is --alloc-fn or --find-wrappers of command CMD, into
+   *A: 1 taken, 0 another word, -1 (said on stderr) when malformed. */
+int report_naming_option(const char *cmd, int argc, char **argv, int *i,
+			 struct report_naming_args *a);
+
+/* Free what report_naming_option allocated. */
+void report_naming_args_free(struct report_naming_args *a);
+
+/* Name P's sites as A says (NULL: wrappers found, no read-time
+   --alloc-fn), before report_site_frame or the HTML page; A outlives P. */
+void report_profile_naming(struct report_profile *p,
+			   const struct report_naming_args *a);
 
 /* Whether P is sampled (its .sites file's sampling: line, else its
    Massif desc:'s --sampling-interval=), and how, into *OUT. */
@@ -56,7 +91,8 @@ void report_sampling_json(FILE *out, const struct report_profile *p);
    with a one-line reason in ERR. */
 int report_html_beside(const char *profile, char *err, size_t errlen);
 
-/* Read PATH and PATH.sites (absent: has_sites false) into *P. Returns 0,
+/* Read PATH and PATH.sites (absent: has_sites false) into *P; its sites
+   are not named until report_profile_naming. Returns 0,
    or -1 with a one-line reason in ERR and *P empty. */
 int report_profile_load(const char *path, struct report_profile *p,
 			char *err, size_t errlen);

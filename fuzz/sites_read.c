@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fuzz target: a .sites file from anyone, read as `heaptrace report` and
    `diff` read it (output/sites_read.c), then looked up as they look it
-   up: each frame's mapping, the sampling line. */
+   up: each frame's mapping, the sampling line, the wrappers found in its
+   stacks and each site's name. */
 #include "fuzz/fuzz.h"
+#include "output/site_wrappers.h"
 #include "output/sites_read.h"
 
 int
@@ -24,6 +26,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	if (sites_sampling_of(&f, NULL, &s))
 		sites_sampling_text(&s, text, sizeof(text));
+	struct site_naming nm;
+	site_naming_init(&nm, &f, NULL, NULL, 0, true);
+	for (size_t i = 0; i < f.n_sites; i++)
+		(void)site_name_frame(&nm, &f.sites[i]);
+	site_naming_free(&nm);
 	sites_free(&f);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "output/massif_read.h"
+#include "output/site_name.h"
 #include "output/sites_read.h"
 
 /* What the page shows: a Massif file, and its .sites file when there is
@@ -19,6 +20,8 @@ struct html_profile {
 	const struct sites_file *sites;  /* NULL: none beside the profile */
 	long peak;                       /* index in massif->snaps, -1 none;
 					    not always a detailed one */
+	const struct site_naming *naming; /* how sites are named; NULL: the
+					     default (wrappers found) */
 };
 
 /* Write P to OUT as one HTML page. Returns 0, or -1 when OUT reported a

@@ -551,6 +551,11 @@
     append(app, [totalsLine(S), leakSummary(S)]);
     var shown = S.kept < S.count ? 'Showing ' + grouped(S.kept) + ' of ' + grouped(S.count) +
       ' sites: the ' + grouped(S.per_column) + ' largest by each column (the whole list is in `heaptrace report --format=json`). ' : '';
+    /* the wrappers heaptrace found in the stacks (output/site_wrappers.c) */
+    if (S.wrappers && S.wrappers.length)
+      append(app, [el('p', { class: 'note', id: 'wrappers', text: 'Sites are named by the callers of the ' +
+        'allocation wrappers ' + S.wrappers.join(', ') + ' (found in the stacks; ' +
+        '`heaptrace report --find-wrappers=no` names them).' })]);
     append(app, [el('p', { class: 'note', text: shown + 'Peak: bytes live at the peak snapshot. Temporary: freed by the very next ' +
       'allocator call. Leaked: still live at the end. Click a header to sort, a row to see its stack.' }),
       el('div', { class: 'tablewrap' }, [sitesTable(S)])]);

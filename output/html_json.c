@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "output/jsonstr.h"
 #include "output/site_name.h"
+#include "output/site_wrappers.h"
 
 
 void
@@ -224,7 +225,7 @@ frame_json(FILE *out, const struct sites_frame *fr)
    NAME the frame that names the site (site_name_frame), as the page
    shows a frame, so that the page has no naming rule of its own. */
 static void
-site_json(FILE *out, const struct sites_file *sf, const char *desc,
+site_json(FILE *out, const struct site_naming *nm,
 	  const struct sites_site *s)
 {
 	fprintf(out, "[%" PRIu64, s->id);
@@ -240,7 +241,7 @@ site_json(FILE *out, const struct sites_file *sf, const char *desc,
 			break;
 	}
 	fputs("],", out);
-	const struct sites_frame *fr = site_name_frame(sf, desc, s);
+	const struct sites_frame *fr = site_name_frame(nm, s);
 	char *name = fr ? site_frame_text(fr) : ht_xstrdup("(no frames)");
 	html_json_string(out, name);
 	free(name);
@@ -280,8 +281,23 @@ totals_json(FILE *out, const struct sites_file *sf)
 		sf->total_leaked_blocks);
 }
 
+/* The wrappers skipped in naming (output/site_wrappers.h), which the
+   page names once above its table. */
 static void
-sites_json(FILE *out, const struct sites_file *sf, const char *desc)
+wrappers_json(FILE *out, const struct site_naming *nm)
+{
+	fputs(",\"wrappers\":[", out);
+	for (size_t i = 0; i < nm->n_wrappers; i++) {
+		if (i)
+			fputc(',', out);
+		html_json_string(out, nm->wrappers[i]);
+	}
+	fputc(']', out);
+}
+
+static void
+sites_json(FILE *out, const struct sites_file *sf,
+	   const struct site_naming *nm)
 {
 	fputs(",\"sites\":", out);
 	if (!sf) {
@@ -298,6 +314,7 @@ sites_json(FILE *out, const struct sites_file *sf, const char *desc)
 			sf->peak_time, sf->peak_heap);
 	totals_json(out, sf);
 	leak_check_json(out, sf);
+	wrappers_json(out, nm);
 	fputs(",\"rows\":[", out);
 	bool first = true;
 	for (size_t i = 0; i < sf->n_sites; i++) {
@@ -305,7 +322,7 @@ sites_json(FILE *out, const struct sites_file *sf, const char *desc)
 			continue;
 		fputs(first ? "\n" : ",\n", out);
 		first = false;
-		site_json(out, sf, desc, &sf->sites[i]);
+		site_json(out, nm, &sf->sites[i]);
 	}
 	fputs("]}", out);
 	free(keep);
@@ -349,6 +366,14 @@ html_json_write(FILE *out, const struct html_profile *p)
 	   the peak has none the largest detailed snapshot's */
 	trees_json(out, m, p->peak >= 0 && m->snaps[p->peak].n_tree ? p->peak :
 		   mf_peak_index(m));
-	sites_json(out, p->sites, p->massif->desc);
+	struct site_naming own = { 0 };
+	const struct site_naming *nm = p->naming;
+	if (!nm && p->sites) {
+		site_naming_init(&own, p->sites, m->desc, NULL, 0, true);
+		nm = &own;
+	}
+	sites_json(out, p->sites, nm);
+	if (nm == &own)
+		site_naming_free(&own);
 	fputs("}", out);
 }

@@ -86,17 +86,55 @@ struct frame_kind {
 	bool startup;    /* outward of main: the C library's start-up */
 };
 
-static struct frame_kind
-frame_kind_of(const struct sites_file *sf, const char *desc,
-	      const struct sites_frame *fr)
+static const char *
+frame_object(const struct sites_file *sf, const struct sites_frame *fr)
 {
-	const struct sites_mapping *m = sites_mapping_of(sf, fr->addr);
-	const char *object = m && m->file ? m->file : fr->object;
+	const struct sites_mapping *m = sf ? sites_mapping_of(sf, fr->addr) :
+					     NULL;
+	return m && m->file ? m->file : fr->object;
+}
+
+static int
+name_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+bool
+site_naming_is_alloc_fn(const struct site_naming *nm, const char *fn,
+			bool with_wrappers)
+{
+	if (site_is_allocator_function(fn, nm->desc))
+		return true;
+	for (size_t i = 0; i < nm->n_alloc_fns; i++)
+		if (strcmp(fn, nm->alloc_fns[i]) == 0)
+			return true;
+	return with_wrappers && nm->n_wrappers &&
+	       bsearch(fn, nm->wrappers, nm->n_wrappers,
+		       sizeof(*nm->wrappers), name_cmp);
+}
+
+size_t
+site_alloc_depth(const struct site_naming *nm, const struct sites_site *s,
+		 bool with_wrappers)
+{
+	size_t i = 0;
+	while (i < s->n_frames &&
+	       (site_naming_is_alloc_fn(nm, s->frames[i].function,
+					with_wrappers) ||
+		site_is_allocator_object(frame_object(nm->sf, &s->frames[i]))))
+		i++;
+	return i;
+}
+
+static struct frame_kind
+frame_kind_of(const struct site_naming *nm, const struct sites_frame *fr)
+{
 	return (struct frame_kind){
 		.named = strcmp(fr->function, "???") != 0 &&
 			 strncmp(fr->function, "(below main)", 12) != 0,
-		.alloc_fn = site_is_allocator_function(fr->function, desc),
-		.alloc_obj = site_is_allocator_object(object),
+		.alloc_fn = site_naming_is_alloc_fn(nm, fr->function, true),
+		.alloc_obj = site_is_allocator_object(frame_object(nm->sf, fr)),
 	};
 }
 
@@ -130,8 +168,7 @@ pass_takes(enum pass p, struct frame_kind k)
 }
 
 const struct sites_frame *
-site_name_frame(const struct sites_file *sf, const char *desc,
-		const struct sites_site *s)
+site_name_frame(const struct site_naming *nm, const struct sites_site *s)
 {
 	if (!s->n_frames)
 		return NULL;
@@ -140,7 +177,7 @@ site_name_frame(const struct sites_file *sf, const char *desc,
 	bool inner = true, startup = false;
 	for (size_t i = 0; i < s->n_frames; i++) {
 		const char *fn = s->frames[i].function;
-		struct frame_kind k = frame_kind_of(sf, desc, &s->frames[i]);
+		struct frame_kind k = frame_kind_of(nm, &s->frames[i]);
 		inner = inner && k.alloc_obj;
 		k.inner = inner;
 		/* what lies below main is start-up code, which an old .sites
@@ -158,6 +195,13 @@ site_name_frame(const struct sites_file *sf, const char *desc,
 		if (best[p])
 			return best[p];
 	return &s->frames[0];
+}
+
+void
+site_naming_free(struct site_naming *nm)
+{
+	free(nm->wrappers);
+	*nm = (struct site_naming){ 0 };
 }
 
 char *

@@ -9,7 +9,8 @@
 #   massif     one real Massif writes of PROG (skip without valgrind)
 #   pages      heaptrace's, --pages-as-heap=yes
 #   jq         Debian's jq (no debug info): the table's top site names
-#              are jq's functions, report's
+#              are jq's functions, report's, past its wrappers
+#              (jv_mem_alloc), which the page names above the table
 #   large      gen_large.py's: 500 snapshots, 3000 sites; size and time
 #   stress     tests/print/gen_massif.py's odd files (zero heaps, times
 #              going back, '%' and '#' in labels, no peak): no error
@@ -146,6 +147,9 @@ assert shown == want, (shown, want)
 jq_fn = re.compile(r'^[A-Za-z_][A-Za-z0-9_]* \(in [^)]*/(libjq[^/)]*|jq)\)$')
 for name in shown:
     assert jq_fn.match(name) and "below main" not in name, name
+    assert not name.startswith("jv_mem_"), name
+note = re.search(r'<p class="note" id="wrappers">([^<]*)</p>', dom)
+assert note and "jv_mem_alloc" in note.group(1), "no note of the wrappers"
 print("top sites in the table:", shown)
 PYEOF
 	;;

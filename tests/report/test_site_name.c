@@ -5,6 +5,7 @@
    --alloc-fn wrappers; the objects' tests and the one-line text.
    Usage: test_site_name; exit 0 pass, 1 fail. */
 #include "output/site_name.h"
+#include "output/site_wrappers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,9 @@ name_of(const struct sites_file *sf, const char *desc, struct sites_frame *fr,
 {
 	static char buf[512];
 	struct sites_site s = { .frames = fr, .n_frames = n };
-	const struct sites_frame *named = site_name_frame(sf, desc, &s);
+	struct site_naming nm;
+	site_naming_init(&nm, sf, desc, NULL, 0, false);
+	const struct sites_frame *named = site_name_frame(&nm, &s);
 	if (!named)
 		return "NULL";
 	char *t = site_frame_text(named);
@@ -151,7 +154,9 @@ test_libc_internal(void)
 	EXPECT(&with_maps, NULL, unknown,
 	       "??? [0x7F0000001070] (in /usr/lib/x86_64-linux-gnu/libc.so.6)");
 	struct sites_site none = { .n_frames = 0 };
-	CHECK(site_name_frame(&with_maps, NULL, &none) == NULL, "no frames");
+	struct site_naming nm;
+	site_naming_init(&nm, &with_maps, NULL, NULL, 0, false);
+	CHECK(site_name_frame(&nm, &none) == NULL, "no frames");
 }
 
 /* With debug info, as before: the first function of the program. */

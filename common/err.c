@@ -10,11 +10,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cachedir.h"
+#include "said.h"
+#include "xalloc.h"
+
 static int verbose;
 static bool quiet;
-/* ht_note's remarks, each "; TEXT", for the session's summary line */
-static char notes[2048];
-static size_t notes_len;
+/* ht_note's and ht_note_once's remarks, in the order given, for the
+   session's summary line */
+struct note {
+	char *text;
+	bool once; /* the same on every run: said once per machine */
+};
+static struct note *notes;
+static size_t n_notes;
 static void (*die_cleanup)(void);
 
 static const char *const messages[] = {
@@ -100,39 +109,86 @@ ht_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void
+note_add(bool once, const char *fmt, va_list ap)
+{
+	char text[1024];
+	int n = vsnprintf(text, sizeof(text), fmt, ap);
+	if (n <= 0)
+		return;
+	notes = ht_xreallocarray(notes, n_notes + 1, sizeof(*notes));
+	notes[n_notes++] = (struct note){ .text = ht_xstrdup(text),
+					  .once = once };
+}
+
 void
 ht_note(const char *fmt, ...)
 {
-	char text[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(text, sizeof(text), fmt, ap);
+	note_add(false, fmt, ap);
 	va_end(ap);
-	if (n <= 0)
-		return;
-	int k = snprintf(notes + notes_len, sizeof(notes) - notes_len, "; %s",
-			 text);
-	if (k > 0 && (size_t)k < sizeof(notes) - notes_len)
-		notes_len += (size_t)k;
-	else
-		notes[notes_len] = '\0'; /* no room: left out whole */
+}
+
+void
+ht_note_once(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note_add(true, fmt, ap);
+	va_end(ap);
+}
+
+void
+ht_notes_discard(void)
+{
+	for (size_t i = 0; i < n_notes; i++)
+		free(notes[i].text);
+	free(notes);
+	notes = NULL;
+	n_notes = 0;
+}
+
+/* Whether NOTE is to be said now: a note said once per machine is said
+   with -v, or when this machine has not heard it (then remembered). */
+static bool
+note_due(const struct note *note, const char *dir)
+{
+	if (!note->once)
+		return true;
+	if (verbose)
+		return true;
+	if (ht_said_before(dir, note->text))
+		return false;
+	ht_said_remember(dir, note->text);
+	return true;
 }
 
 const char *
 ht_notes_take(void)
 {
-	static char taken[sizeof(notes)];
-	memcpy(taken, notes, notes_len + 1);
-	notes_len = 0;
-	notes[0] = '\0';
+	static char *taken;
+	free(taken);
+	taken = ht_xstrdup("");
+	char *dir = quiet ? NULL : ht_cache_dir();
+	for (size_t i = 0; i < n_notes && !quiet; i++) {
+		if (!note_due(&notes[i], dir))
+			continue;
+		char *more = ht_xasprintf("%s; %s", taken, notes[i].text);
+		free(taken);
+		taken = more;
+	}
+	free(dir);
+	ht_notes_discard();
 	return taken;
 }
 
 void
 ht_notes_flush(void)
 {
-	if (notes_len)
-		ht_info("%s", ht_notes_take() + 2);
+	const char *taken = ht_notes_take();
+	if (*taken)
+		ht_info("%s", taken + 2);
 }
 
 void

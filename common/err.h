@@ -40,14 +40,22 @@ void ht_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
    run prints of its own, ends with "; MSG" for each (cli/profile.c takes
    them with ht_notes_take); what no summary line took is printed by
    ht_notes_flush as one line. For remarks that would otherwise be lines
-   of their own in a normal run (a time unit the machine cannot count, an
-   exec not followed). Silenced by -q like ht_info. */
+   of their own in a normal run (an exec not followed, a signal
+   forwarded). Silenced by -q like ht_info. */
 void ht_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The notes so far, "; MSG; MSG" ("" if none), and forget them. The text
-   stays valid until the next call. */
+/* ht_note for a remark the same on every run on this machine (no
+   hardware instruction counter): said by the first run that gives it,
+   then only with -v (common/said.h remembers it). */
+void ht_note_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The notes due, "; MSG; MSG" ("" if none, or with -q), and forget them
+   all; those said once per machine are remembered as said. The text stays
+   valid until the next call. */
 const char *ht_notes_take(void);
-/* Print the notes not taken, as one "heaptrace: MSG; MSG" line (unless
-   -q), and forget them. */
+/* Forget the notes unsaid (a session ending in an error says that
+   instead); none is remembered as said. */
+void ht_notes_discard(void);
+/* Print the notes due, as one "heaptrace: MSG; MSG" line (unless -q),
+   and forget them. */
 void ht_notes_flush(void);
 /* Print "heaptrace: MSG\n" only when ht_verbose is set. */
 void ht_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -350,9 +350,9 @@ peak_figure(const struct profiler *prof, const struct profile *pr)
 			: opt->heap ? "peak useful heap" : "peak stacks",
 		.at = snap_engine_peak_index(pr->eng),
 	};
-	size_t n = snap_engine_count(pr->eng);
+	size_t n = f.at < 0 ? snap_engine_count(pr->eng) : 0;
 	uint64_t best = 0;
-	for (size_t i = 0; f.at < 0 && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct snap_snapshot *s = snap_engine_snapshot(pr->eng, i);
 		if (i == 0 || s->heap + s->stacks > best) {
 			best = s->heap + s->stacks;

@@ -398,7 +398,7 @@ python_inlined_warn(const struct tproc *p, const char *path,
 	if (warned)
 		return;
 	warned = true;
-	ht_warn("%s inlines pymalloc: objects of up to 512 bytes unseen "
+	ht_warn("%s inlines pymalloc: objects up to 512 B unseen "
 		"(PYTHONMALLOC=malloc shows them)", path);
 }
 

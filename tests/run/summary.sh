@@ -193,7 +193,8 @@ once)
 			fail "unusable cache, run $n: not one line: $(cat "$tmp/unusable$n.err")"
 	done
 	unset XDG_CACHE_HOME
-	(unset HOME; nocounter nohome run -- "$behave" pid; [ "$fails" -eq 0 ]) ||
+	before=$fails
+	(unset HOME; nocounter nohome run -- "$behave" pid; [ "$fails" -eq "$before" ]) ||
 		fail "no HOME: the run failed"
 	grep -qF "; $note" "$tmp/nohome.ht" || fail "no HOME: the note is not said"
 	;;

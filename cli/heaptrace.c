@@ -14,6 +14,7 @@
 
 #include "common/err.h"
 #include "common/options.h"
+#include "common/said.h"
 #include "diff.h"
 #include "print.h"
 #include "profile.h"
@@ -247,6 +248,7 @@ main(int argc, char **argv)
 	} else {
 		ht_set_verbose(cl.opt.verbose);
 		ht_set_quiet(cl.opt.quiet);
+		ht_set_note_first_time(ht_said_first_time);
 		status = cmd_dispatch(&cl);
 	}
 	ht_cmdline_fini(&cl);

@@ -10,20 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cachedir.h"
-#include "said.h"
-#include "xalloc.h"
-
 static int verbose;
 static bool quiet;
 /* ht_note's and ht_note_once's remarks, in the order given, for the
-   session's summary line */
+   session's summary line; one that does not fit is left out whole */
+#define NOTES_MAX 16
 struct note {
-	char *text;
+	char text[1024];
 	bool once; /* the same on every run: said once per machine */
 };
-static struct note *notes;
+static struct note notes[NOTES_MAX];
 static size_t n_notes;
+static bool (*first_time)(const char *text);
 static void (*die_cleanup)(void);
 
 static const char *const messages[] = {
@@ -112,13 +110,14 @@ ht_info(const char *fmt, ...)
 static void
 note_add(bool once, const char *fmt, va_list ap)
 {
-	char text[1024];
-	int n = vsnprintf(text, sizeof(text), fmt, ap);
-	if (n <= 0)
+	if (n_notes == NOTES_MAX)
 		return;
-	notes = ht_xreallocarray(notes, n_notes + 1, sizeof(*notes));
-	notes[n_notes++] = (struct note){ .text = ht_xstrdup(text),
-					  .once = once };
+	struct note *note = &notes[n_notes];
+	int n = vsnprintf(note->text, sizeof(note->text), fmt, ap);
+	if (n <= 0 || (size_t)n >= sizeof(note->text))
+		return;
+	note->once = once;
+	n_notes++;
 }
 
 void
@@ -140,46 +139,40 @@ ht_note_once(const char *fmt, ...)
 }
 
 void
+ht_set_note_first_time(bool (*is_first)(const char *text))
+{
+	first_time = is_first;
+}
+
+void
 ht_notes_discard(void)
 {
-	for (size_t i = 0; i < n_notes; i++)
-		free(notes[i].text);
-	free(notes);
-	notes = NULL;
 	n_notes = 0;
 }
 
-/* Whether NOTE is to be said now: a note said once per machine is said
-   with -v, or when this machine has not heard it (then remembered). */
+/* Whether NOTE is to be said now: one said once per machine is said with
+   -v, or when the machine has not heard it. */
 static bool
-note_due(const struct note *note, const char *dir)
+note_due(const struct note *note)
 {
-	if (!note->once)
-		return true;
-	if (verbose)
-		return true;
-	if (ht_said_before(dir, note->text))
-		return false;
-	ht_said_remember(dir, note->text);
-	return true;
+	return !note->once || verbose || !first_time || first_time(note->text);
 }
 
 const char *
 ht_notes_take(void)
 {
-	static char *taken;
-	free(taken);
-	taken = ht_xstrdup("");
-	char *dir = quiet ? NULL : ht_cache_dir();
+	static char taken[NOTES_MAX * (sizeof(notes[0].text) + 2) + 1];
+	size_t len = 0;
+	taken[0] = '\0';
 	for (size_t i = 0; i < n_notes && !quiet; i++) {
-		if (!note_due(&notes[i], dir))
+		if (!note_due(&notes[i]))
 			continue;
-		char *more = ht_xasprintf("%s; %s", taken, notes[i].text);
-		free(taken);
-		taken = more;
+		int k = snprintf(taken + len, sizeof(taken) - len, "; %s",
+				 notes[i].text);
+		if (k > 0)
+			len += (size_t)k;
 	}
-	free(dir);
-	ht_notes_discard();
+	n_notes = 0;
 	return taken;
 }
 

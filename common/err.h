@@ -5,6 +5,7 @@
 #define HT_COMMON_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /* heaptrace's own error codes. Values sit above 4095 so that -HT_E_* is never
    mistaken for -errno. */
@@ -44,12 +45,15 @@ void ht_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
    forwarded). Silenced by -q like ht_info. */
 void ht_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ht_note for a remark the same on every run on this machine (no
-   hardware instruction counter): said by the first run that gives it,
-   then only with -v (common/said.h remembers it). */
+   hardware instruction counter): said when the function given to
+   ht_set_note_first_time says the machine has not heard it (or none was
+   given), and always with -v. */
 void ht_note_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* IS_FIRST(TEXT): whether TEXT is new to this machine, then remembered
+   as heard (common/said.h's ht_said_first_time). */
+void ht_set_note_first_time(bool (*is_first)(const char *text));
 /* The notes due, "; MSG; MSG" ("" if none, or with -q), and forget them
-   all; those said once per machine are remembered as said. The text stays
-   valid until the next call. */
+   all. The text stays valid until the next call. */
 const char *ht_notes_take(void);
 /* Forget the notes unsaid (a session ending in an error says that
    instead); none is remembered as said. */

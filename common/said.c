@@ -14,20 +14,11 @@
 /* A file larger than this is not heaptrace's: its notes are few and short. */
 #define SAID_MAX (64 * 1024)
 
-static char *
-said_path(const char *dir)
+/* Whether TEXT is a line of the file at PATH. */
+static bool
+said_before(const char *path, const char *text)
 {
-	return ht_xasprintf("%s/notes-said", dir);
-}
-
-bool
-ht_said_before(const char *dir, const char *text)
-{
-	if (!dir)
-		return false;
-	char *path = said_path(dir);
 	FILE *f = fopen(path, "re");
-	free(path);
 	if (!f)
 		return false;
 	char *buf = ht_xcalloc(SAID_MAX + 1, 1);
@@ -46,14 +37,13 @@ ht_said_before(const char *dir, const char *text)
 	return found;
 }
 
-void
-ht_said_remember(const char *dir, const char *text)
+/* Append TEXT as a line of the file at PATH, in DIR. */
+static void
+remember(const char *dir, const char *path, const char *text)
 {
-	if (!dir || strchr(text, '\n') || !ht_make_dirs(dir))
+	if (strchr(text, '\n') || !ht_make_dirs(dir))
 		return;
-	char *path = said_path(dir);
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	free(path);
 	if (fd < 0)
 		return;
 	/* one write with O_APPEND: runs ending together never mix lines */
@@ -62,4 +52,19 @@ ht_said_remember(const char *dir, const char *text)
 	(void)w;
 	free(line);
 	close(fd);
+}
+
+bool
+ht_said_first_time(const char *text)
+{
+	char *dir = ht_cache_dir();
+	if (!dir)
+		return true;
+	char *path = ht_xasprintf("%s/notes-said", dir);
+	bool first = !said_before(path, text);
+	if (first)
+		remember(dir, path, text);
+	free(path);
+	free(dir);
+	return first;
 }

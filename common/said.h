@@ -9,11 +9,9 @@
 
 #include <stdbool.h>
 
-/* Whether TEXT is a line of DIR/notes-said (false when DIR is NULL or the
-   file cannot be read). */
-bool ht_said_before(const char *dir, const char *text);
-/* Append TEXT to DIR/notes-said, creating DIR; silently nothing when DIR
-   is NULL or cannot be written. */
-void ht_said_remember(const char *dir, const char *text);
+/* Whether TEXT is new to this machine: not a line of notes-said in the
+   cache directory (common/cachedir.h), or that file cannot be read; then
+   appended to it (silently not, when it cannot be written). */
+bool ht_said_first_time(const char *text);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "common/err.h"
 #include "common/options.h"
+#include "common/said.h"
 #include "diff.h"
 #include "print.h"
 #include "profile.h"
@@ -56,13 +57,13 @@ cmd_version(void)
 
 /* Counting the target's instructions needs a hardware counter; without
    one the profile says ms instead of pretending, and the summary line
-   says why. */
+   says why, once per machine (the machine does not change its mind). */
 static void
 choose_time_unit(struct ht_options *opt)
 {
 	if (opt->time_unit == HT_TIME_I && !tracer_instructions_available()) {
-		ht_note("time unit ms, not i: no hardware instruction counter "
-			"here");
+		ht_note_once("time unit ms, not i: no hardware instruction "
+			     "counter here");
 		opt->time_unit = HT_TIME_MS;
 	}
 }
@@ -125,7 +126,7 @@ cmd_run(struct ht_cmdline *cl)
 	/* notes no summary line took: a line of their own, unless an error
 	   is what there is to say */
 	if (rc)
-		ht_notes_take();
+		ht_notes_discard();
 	else
 		ht_notes_flush();
 	if (cl->opt.stats) {
@@ -191,7 +192,7 @@ cmd_attach(struct ht_cmdline *cl)
 	uint64_t leak_errors = profiler_leak_errors(prof);
 	profiler_free(prof);
 	if (rc)
-		ht_notes_take();
+		ht_notes_discard();
 	else
 		ht_notes_flush();
 	if (rc) {
@@ -247,6 +248,7 @@ main(int argc, char **argv)
 	} else {
 		ht_set_verbose(cl.opt.verbose);
 		ht_set_quiet(cl.opt.quiet);
+		ht_set_note_first_time(ht_said_first_time);
 		status = cmd_dispatch(&cl);
 	}
 	ht_cmdline_fini(&cl);

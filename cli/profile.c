@@ -48,9 +48,11 @@ struct profile {
 /* A profile written: the summary line's part for it. */
 struct written {
 	char *path;
-	char *text; /* "peak 3.0 KiB at snapshot 4; 6 snapshots in PATH
-		       (inline)" */
-	bool first; /* the profile of the first process (the program) */
+	char *text;    /* "peak useful heap 3.0 KiB at snapshot 4 in PATH
+			  (inline)" */
+	char *program; /* the file name of the program it profiled */
+	uint64_t peak; /* the figure `heaptrace report` shows first */
+	bool first;    /* the profile of the first process (the program) */
 };
 
 struct profiler {
@@ -61,6 +63,7 @@ struct profiler {
 	pid_t first_pid;        /* the first process profiled */
 	struct written *written; /* in the order first written */
 	size_t n_written;
+	struct u64map counted;   /* pid -> 1: the processes profiled */
 	pid_t foreign_next; /* announced another allocator than glibc's
 			       before its profile started (static) */
 	uint64_t first_leak_errors; /* the first process's leak errors */
@@ -326,6 +329,54 @@ human_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 }
 
+/* The figure `heaptrace report` shows first of PR's profile, and its
+   name: the heap requested (without the allocator's extra bytes) at the
+   peak snapshot, or at the largest one (heap and stacks) when there is
+   none; the pages mapped with --pages-as-heap=yes; heap, extra and stacks
+   together when only stacks are measured. AT: the snapshot, or -1 when
+   there is none. */
+struct peak_figure {
+	const char *what;
+	uint64_t bytes;
+	long at;
+};
+
+static struct peak_figure
+peak_figure(const struct profiler *prof, const struct profile *pr)
+{
+	const struct ht_options *opt = prof->opt;
+	struct peak_figure f = {
+		.what = opt->pages_as_heap ? "peak pages mapped"
+			: opt->heap ? "peak useful heap" : "peak stacks",
+		.at = snap_engine_peak_index(pr->eng),
+	};
+	size_t n = f.at < 0 ? snap_engine_count(pr->eng) : 0;
+	uint64_t best = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct snap_snapshot *s = snap_engine_snapshot(pr->eng, i);
+		if (i == 0 || s->heap + s->stacks > best) {
+			best = s->heap + s->stacks;
+			f.at = (long)i;
+		}
+	}
+	if (f.at < 0)
+		return f;
+	const struct snap_snapshot *s =
+		snap_engine_snapshot(pr->eng, (size_t)f.at);
+	f.bytes = opt->heap ? s->heap : s->heap + s->extra + s->stacks;
+	return f;
+}
+
+/* The file name of PR's program, as a user would call it ("cc1"). */
+static const char *
+program_name(const struct profile *pr)
+{
+	if (!pr->argc || !pr->argv[0][0])
+		return "?";
+	const char *slash = strrchr(pr->argv[0], '/');
+	return slash && slash[1] ? slash + 1 : pr->argv[0];
+}
+
 /* Remember PR's part of the summary line, printed once at the end of the
    session (profiler_free): a profile written again under the same name
    (a process that exec'd, or a name without %p) replaces its part. */
@@ -333,24 +384,13 @@ static void
 note_written(struct profiler *prof, const struct profile *pr,
 	     const char *path, const char *backend)
 {
-	size_t n = snap_engine_count(pr->eng);
-	long peak = snap_engine_peak_index(pr->eng);
-	size_t at = 0;
-	uint64_t best = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct snap_snapshot *s = snap_engine_snapshot(pr->eng, i);
-		uint64_t total = s->heap + s->extra + s->stacks;
-		if (peak >= 0 ? (long)i == peak : total > best) {
-			best = total;
-			at = i;
-		}
-	}
-	char size[32];
-	human_size(best, size, sizeof(size));
-	char *text = ht_xasprintf("%s %s at snapshot %zu; %zu snapshot%s in "
-				  "%s (%s)", peak >= 0 ? "peak" : "largest",
-				  size, at, n, n == 1 ? "" : "s", path,
-				  backend);
+	struct peak_figure f = peak_figure(prof, pr);
+	char size[32], at[48] = "";
+	human_size(f.bytes, size, sizeof(size));
+	if (f.at >= 0)
+		snprintf(at, sizeof(at), " at snapshot %ld", f.at);
+	char *text = ht_xasprintf("%s %s%s in %s (%s)", f.what, size, at,
+				  path, backend);
 	struct written *w = NULL;
 	for (size_t i = 0; i < prof->n_written && !w; i++)
 		if (!strcmp(prof->written[i].path, path))
@@ -363,8 +403,12 @@ note_written(struct profiler *prof, const struct profile *pr,
 		*w = (struct written){ .path = ht_xstrdup(path) };
 	}
 	free(w->text);
+	free(w->program);
 	w->text = text;
+	w->program = ht_xstrdup(program_name(pr));
+	w->peak = f.bytes;
 	w->first = w->first || pr->pid == prof->first_pid;
+	u64map_put(&prof->counted, (uint64_t)pr->pid, 1);
 }
 
 /* PATH as the summary line names it after LEAD: its file name alone when
@@ -379,44 +423,49 @@ beside(const char *path, const char *lead)
 	return path;
 }
 
-/* The one line a session prints of its own: where the profile went, its
-   peak, and how many other processes' profiles were written beside it. */
+/* The summary line's part for the other processes: how many were
+   profiled, and the one of the largest peak, with its file ("" for one
+   process). */
+static char *
+others_text(const struct profiler *prof, size_t lead)
+{
+	size_t n = prof->counted.count;
+	if (n < 2)
+		return ht_xstrdup("");
+	if (prof->n_written == 1)
+		return ht_xasprintf("; %zu processes, one file (the last "
+				    "written)", n);
+	size_t top = lead;
+	for (size_t i = 0; i < prof->n_written; i++)
+		if (prof->written[i].peak > prof->written[top].peak)
+			top = i;
+	if (top == lead)
+		return ht_xasprintf("; %zu processes, this one the largest", n);
+	const struct written *w = &prof->written[top];
+	char size[32];
+	human_size(w->peak, size, sizeof(size));
+	return ht_xasprintf("; %zu processes: largest %s %s in %s", n,
+			    w->program, size,
+			    beside(w->path, prof->written[lead].path));
+}
+
+/* The one line a session prints of its own: where the profile went, the
+   peak `heaptrace report` shows first, how many processes were profiled
+   and which of them reached the most, then the notes. */
 static void
 print_summary(struct profiler *prof)
 {
 	if (!prof->n_written)
 		return;
-	const char *notes = ht_notes_take();
 	size_t lead = 0;
 	for (size_t i = 0; i < prof->n_written; i++)
 		if (prof->written[i].first) {
 			lead = i;
 			break;
 		}
-	const char *mpath = prof->written[lead].path;
-	char others[1024] = "";
-	size_t len = 0, shown = 0, n_others = prof->n_written - 1;
-	for (size_t i = 0; i < prof->n_written && n_others; i++) {
-		if (i == lead)
-			continue;
-		if (shown == 3) {
-			len += (size_t)snprintf(others + len, sizeof(others) - len,
-						", ...");
-			break;
-		}
-		len += (size_t)snprintf(others + len, sizeof(others) - len,
-					"%s%s", shown ? ", " : "",
-					beside(prof->written[i].path, mpath));
-		shown++;
-		if (len >= sizeof(others))
-			break;
-	}
-	if (n_others)
-		ht_info("%s; %zu more profile%s (other processes): %s%s",
-			prof->written[lead].text, n_others,
-			n_others == 1 ? "" : "s", others, notes);
-	else
-		ht_info("%s%s", prof->written[lead].text, notes);
+	char *others = others_text(prof, lead);
+	ht_info("%s%s%s", prof->written[lead].text, others, ht_notes_take());
+	free(others);
 }
 
 static void
@@ -871,6 +920,7 @@ profiler_new(const struct ht_options *opt, char *const argv[])
 	prof->opt = opt;
 	prof->argv = argv;
 	u64map_init(&prof->profiles);
+	u64map_init(&prof->counted);
 	sym_cache_configure(opt->symbol_cache, NULL);
 	return prof;
 }
@@ -890,9 +940,11 @@ profiler_free(struct profiler *prof)
 	}
 	u64map_fini(&prof->profiles);
 	print_summary(prof);
+	u64map_fini(&prof->counted);
 	for (size_t i = 0; i < prof->n_written; i++) {
 		free(prof->written[i].path);
 		free(prof->written[i].text);
+		free(prof->written[i].program);
 	}
 	free(prof->written);
 	free(prof);

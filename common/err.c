@@ -12,9 +12,16 @@
 
 static int verbose;
 static bool quiet;
-/* ht_note's remarks, each "; TEXT", for the session's summary line */
-static char notes[2048];
-static size_t notes_len;
+/* ht_note's and ht_note_once's remarks, in the order given, for the
+   session's summary line; one that does not fit is left out whole */
+#define NOTES_MAX 16
+struct note {
+	char text[1024];
+	bool once; /* the same on every run: said once per machine */
+};
+static struct note notes[NOTES_MAX];
+static size_t n_notes;
+static bool (*first_time)(const char *text);
 static void (*die_cleanup)(void);
 
 static const char *const messages[] = {
@@ -100,39 +107,81 @@ ht_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void
+note_add(bool once, const char *fmt, va_list ap)
+{
+	if (n_notes == NOTES_MAX)
+		return;
+	struct note *note = &notes[n_notes];
+	int n = vsnprintf(note->text, sizeof(note->text), fmt, ap);
+	if (n <= 0 || (size_t)n >= sizeof(note->text))
+		return;
+	note->once = once;
+	n_notes++;
+}
+
 void
 ht_note(const char *fmt, ...)
 {
-	char text[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(text, sizeof(text), fmt, ap);
+	note_add(false, fmt, ap);
 	va_end(ap);
-	if (n <= 0)
-		return;
-	int k = snprintf(notes + notes_len, sizeof(notes) - notes_len, "; %s",
-			 text);
-	if (k > 0 && (size_t)k < sizeof(notes) - notes_len)
-		notes_len += (size_t)k;
-	else
-		notes[notes_len] = '\0'; /* no room: left out whole */
+}
+
+void
+ht_note_once(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note_add(true, fmt, ap);
+	va_end(ap);
+}
+
+void
+ht_set_note_first_time(bool (*is_first)(const char *text))
+{
+	first_time = is_first;
+}
+
+void
+ht_notes_discard(void)
+{
+	n_notes = 0;
+}
+
+/* Whether NOTE is to be said now: one said once per machine is said with
+   -v, or when the machine has not heard it. */
+static bool
+note_due(const struct note *note)
+{
+	return !note->once || verbose || !first_time || first_time(note->text);
 }
 
 const char *
 ht_notes_take(void)
 {
-	static char taken[sizeof(notes)];
-	memcpy(taken, notes, notes_len + 1);
-	notes_len = 0;
-	notes[0] = '\0';
+	static char taken[NOTES_MAX * (sizeof(notes[0].text) + 2) + 1];
+	size_t len = 0;
+	taken[0] = '\0';
+	for (size_t i = 0; i < n_notes && !quiet; i++) {
+		if (!note_due(&notes[i]))
+			continue;
+		int k = snprintf(taken + len, sizeof(taken) - len, "; %s",
+				 notes[i].text);
+		if (k > 0)
+			len += (size_t)k;
+	}
+	n_notes = 0;
 	return taken;
 }
 
 void
 ht_notes_flush(void)
 {
-	if (notes_len)
-		ht_info("%s", ht_notes_take() + 2);
+	const char *taken = ht_notes_take();
+	if (*taken)
+		ht_info("%s", taken + 2);
 }
 
 void

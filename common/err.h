@@ -5,6 +5,7 @@
 #define HT_COMMON_ERR_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 /* heaptrace's own error codes. Values sit above 4095 so that -HT_E_* is never
    mistaken for -errno. */
@@ -40,14 +41,25 @@ void ht_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
    run prints of its own, ends with "; MSG" for each (cli/profile.c takes
    them with ht_notes_take); what no summary line took is printed by
    ht_notes_flush as one line. For remarks that would otherwise be lines
-   of their own in a normal run (a time unit the machine cannot count, an
-   exec not followed). Silenced by -q like ht_info. */
+   of their own in a normal run (an exec not followed, a signal
+   forwarded). Silenced by -q like ht_info. */
 void ht_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The notes so far, "; MSG; MSG" ("" if none), and forget them. The text
-   stays valid until the next call. */
+/* ht_note for a remark the same on every run on this machine (no
+   hardware instruction counter): said when the function given to
+   ht_set_note_first_time says the machine has not heard it (or none was
+   given), and always with -v. */
+void ht_note_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* IS_FIRST(TEXT): whether TEXT is new to this machine, then remembered
+   as heard (common/said.h's ht_said_first_time). */
+void ht_set_note_first_time(bool (*is_first)(const char *text));
+/* The notes due, "; MSG; MSG" ("" if none, or with -q), and forget them
+   all. The text stays valid until the next call. */
 const char *ht_notes_take(void);
-/* Print the notes not taken, as one "heaptrace: MSG; MSG" line (unless
-   -q), and forget them. */
+/* Forget the notes unsaid (a session ending in an error says that
+   instead); none is remembered as said. */
+void ht_notes_discard(void);
+/* Print the notes due, as one "heaptrace: MSG; MSG" line (unless -q),
+   and forget them. */
 void ht_notes_flush(void);
 /* Print "heaptrace: MSG\n" only when ht_verbose is set. */
 void ht_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cachedir.h"
 #include "common/symbolizer.h"
 #include "common/u64map.h"
 #include "common/xalloc.h"
@@ -73,44 +74,15 @@ struct sym_cache {
 
 /* ---- the cache directory ---- */
 
-/* Create DIR and its missing parents, private to the user. */
-static bool
-make_dirs(const char *dir)
-{
-	char *p = ht_xstrdup(dir);
-	bool ok = true;
-
-	for (char *s = p + 1; ok && *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST)
-			ok = false;
-		*s = '/';
-	}
-	if (ok && mkdir(p, 0700) != 0 && errno != EEXIST)
-		ok = false;
-	free(p);
-	return ok;
-}
-
 void
 sym_cache_configure(bool on, const char *dir)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
 	free(cache_dir);
 	cache_dir = NULL;
 	if (!on)
 		return;
-	if (dir)
-		cache_dir = ht_xstrdup(dir);
-	else if (xdg && xdg[0] == '/')
-		cache_dir = ht_xasprintf("%s/heaptrace", xdg);
-	else if (home && home[0] == '/')
-		cache_dir = ht_xasprintf("%s/.cache/heaptrace", home);
-	if (cache_dir && !make_dirs(cache_dir)) {
+	cache_dir = dir ? ht_xstrdup(dir) : ht_cache_dir();
+	if (cache_dir && !ht_make_dirs(cache_dir)) {
 		free(cache_dir);
 		cache_dir = NULL;
 	}

@@ -342,19 +342,19 @@ quiet-all)
 	;;
 one-line)
 	# A normal run says one line of its own: where the profile went (and
-	# how many other processes' profiles are beside it); nothing else,
+	# how many processes were profiled, the largest named); nothing else,
 	# whatever the program, the time unit or the machine.
 	need_progs
 	cd "$tmp" || exit 99
 	one_line "one process, time unit i" \
-		"^heaptrace: (peak|largest) .* at snapshot [0-9]+; [0-9]+ snapshots in $tmp/massif\.out\.[0-9]+ \(inline\)" \
+		"^heaptrace: peak useful heap [0-9.]+ (B|KiB) at snapshot [0-9]+ in $tmp/massif\.out\.[0-9]+ \(inline\)" \
 		"$ht" run -- "$behave" pid
-	one_line "threads" "^heaptrace: (peak|largest) .* in $tmp/massif\.out\.[0-9]+ \(inline\)" \
+	one_line "threads" "^heaptrace: peak useful heap .* in $tmp/massif\.out\.[0-9]+ \(inline\)" \
 		"$ht" run -- "$threads"
 	one_line "threads, --backend=ptrace" "\(ptrace breakpoints\)" \
 		"$ht" run --backend=ptrace -- "$threads"
 	rm -f "$tmp"/massif.out.*
-	one_line "fork" "in $tmp/massif\.out\.[0-9]+ \(inline\); 2 more profiles \(other processes\): massif\.out\.[0-9]+, massif\.out\.[0-9]+" \
+	one_line "fork" "in $tmp/massif\.out\.[0-9]+ \(inline\); 3 processes: largest run_fork [0-9.]+ KiB in massif\.out\.[0-9]+$" \
 		"$ht" run --time-unit=B -- "$forker"
 	[ "$(profiles "$tmp" | wc -l)" -eq 3 ] || fail "fork: $(profiles "$tmp" | wc -l) profiles, want 3"
 	rm -f "$tmp"/massif.out.*
@@ -362,7 +362,7 @@ one-line)
 		"$ht" run --time-unit=B -- "$execer" "$behave" pid
 	one_line "exec, --trace-children=yes" "in $tmp/massif\.out\.[0-9]+ \(inline\)" \
 		"$ht" run --time-unit=B --trace-children=yes -- "$execer" "$behave" pid
-	one_line "a shell forking and exec'ing" "; [0-9]+ more profiles? \(other processes\)" \
+	one_line "a shell forking and exec'ing" "; [0-9]+ processes(:|,) " \
 		"$ht" run -- /bin/sh -c "'$behave' pid; '$behave' pid | cat"
 	one_line "--backend=inline --pages-as-heap=yes" \
 		"\(seccomp syscall stops\).*--backend=inline does not apply" \
@@ -608,7 +608,7 @@ quiet)
 	;;
 summary)
 	# Without -q: one summary line "heaptrace: ... in FILE ..." on stderr
-	# (peak or largest total, snapshots...), FILE the profile written,
+	# (the peak and its snapshot), FILE the profile written,
 	# default name massif.out.PID in the current directory, PID the
 	# target's.
 	mkdir "$tmp/cwd"

@@ -147,7 +147,8 @@ run_case() {
 		>"$tmp/out" 2>"$tmp/err"
 	st=$?
 	same_as_native "$what" "$name" "$tmp/out" "$st"
-	parent=$(grep -o "snapshots\? in $prefix\.[0-9]*" "$tmp/err" | head -1)
+	parent=$(grep -o " in $prefix\.[0-9]* (" "$tmp/err" | head -1)
+	parent=${parent% (}
 	parent=${parent##*.}
 	[ -n "$parent" ] || fail "$what: no summary line: $(cat "$tmp/err")"
 }

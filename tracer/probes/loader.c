@@ -384,6 +384,24 @@ python_uses_malloc(const struct tproc *p)
 	return false;
 }
 
+/* One line per session however many Pythons run (a python running
+   python under --trace-children=yes): the same thing said of each would
+   only repeat itself. */
+static void
+python_inlined_warn(const struct tproc *p, const char *path,
+		    const char *entry, uint64_t size)
+{
+	static bool warned;
+	ht_debug("process %d: %s inlines pymalloc into its callers (%s is "
+		 "%llu bytes)", (int)p->pid, path, entry,
+		 (unsigned long long)size);
+	if (warned)
+		return;
+	warned = true;
+	ht_warn("%s inlines pymalloc: objects up to 512 B unseen "
+		"(PYTHONMALLOC=malloc shows them)", path);
+}
+
 static bool
 python_wrappers(struct tproc *p, const struct elf_object *obj,
 		const char *path)
@@ -404,12 +422,7 @@ python_wrappers(struct tproc *p, const struct elf_object *obj,
 			return false;
 		}
 		if (sym.ifunc || !sym.size || sym.size > PY_WRAPPER_MAX) {
-			ht_warn("process %d: %s inlines pymalloc into its "
-				"callers (%s is %llu bytes): its objects of "
-				"up to 512 bytes are not seen; run it with "
-				"PYTHONMALLOC=malloc to see them as malloc's",
-				(int)p->pid, path, s->name,
-				(unsigned long long)sym.size);
+			python_inlined_warn(p, path, s->name, sym.size);
 			return false;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "common/err.h"
 
@@ -28,6 +29,24 @@ emit(FILE *f, const char *fmt, ...)
 	return 0;
 }
 
+/* " ARG", its line breaks written as \n and \r: Massif writes them as
+   they are, and ms_print then stops at its own file ("missing
+   'time_unit' line") when an argument held one ($'a\nb'). */
+static int
+header_arg(FILE *f, const char *arg)
+{
+	int rc = emit(f, " ");
+	for (const char *p = arg; !rc && *p;) {
+		size_t run = strcspn(p, "\n\r");
+		if (run)
+			rc = emit(f, "%.*s", (int)run, p);
+		p += run;
+		if (!rc && *p)
+			rc = emit(f, *p++ == '\n' ? "\\n" : "\\r");
+	}
+	return rc;
+}
+
 /* "desc: a b", or "desc: (none)"; "cmd: prog a b"; "time_unit: B". */
 static int
 header_print(FILE *f, const struct out_header *h)
@@ -35,13 +54,13 @@ header_print(FILE *f, const struct out_header *h)
 	int rc = emit(f, "desc:");
 
 	for (size_t i = 0; !rc && i < h->n_desc_args; i++)
-		rc = emit(f, " %s", h->desc_args[i]);
+		rc = header_arg(f, h->desc_args[i]);
 	if (!rc && !h->n_desc_args)
 		rc = emit(f, " (none)");
 	if (!rc)
 		rc = emit(f, "\ncmd:");
 	for (size_t i = 0; !rc && i < h->cmd_argc; i++)
-		rc = emit(f, " %s", h->cmd_argv[i]);
+		rc = header_arg(f, h->cmd_argv[i]);
 	if (!rc)
 		rc = emit(f, "\ntime_unit: %s\n",
 			  ht_time_unit_name(h->time_unit));

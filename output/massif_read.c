@@ -230,6 +230,20 @@ trim_end(char *s)
 		s[--n] = '\0';
 }
 
+/* Massif writes an argument's line break as it is ($'a\nb' gives "cmd: a"
+   and a line "b"), which ms_print refuses: lines before "time_unit:"
+   belong to the command. */
+static void
+cmd_continued(struct lines *ls, char **cmd)
+{
+	while (ls->line && strncmp(ls->line, "time_unit:", 10) != 0) {
+		char *more = ht_xasprintf("%s\n%s", *cmd, ls->line);
+		free(*cmd);
+		*cmd = more;
+		next_line(ls);
+	}
+}
+
 static int
 header_read(struct lines *ls, struct mf_file *f)
 {
@@ -240,6 +254,7 @@ header_read(struct lines *ls, struct mf_file *f)
 	/* cmd: and time_unit: take no leading blanks, as in ms_print */
 	memmove(f->cmd, skip_blanks(f->cmd), strlen(skip_blanks(f->cmd)) + 1);
 	next_line(ls);
+	cmd_continued(ls, &f->cmd);
 	if (header_text(ls, "time_unit:", false, &f->time_unit))
 		return -1;
 	char *unit = skip_blanks(f->time_unit);

@@ -13,6 +13,9 @@
 #   heaptrace   profiles written by `heaptrace run` of PROGS, likewise
 #   errors      bad options, missing and malformed files: one line on
 #               stderr, exit status 2, nothing on stdout
+#   newline     an argument holding a line break: heaptrace writes it as
+#               \n, which ms_print reads; Massif writes it raw, which
+#               ms_print refuses and heaptrace print reads
 #   garbled     truncated and garbled files never crash the reader:
 #               exit 0 or 2 (run it under ASan to mean something)
 # Exit 0 pass, 1 fail, 77 skip (ms_print or valgrind missing), 99 harness.
@@ -207,6 +210,27 @@ case_errors() {
 		fail "heaptrace --help lists no print command"
 }
 
+case_newline() {
+	need ms_print
+	(cd "$tmp" && "$heaptrace" run -q --massif-out-file=nl.out \
+		/bin/echo "$(printf 'a\nb')" >/dev/null) ||
+		fail "heaptrace run of echo: status $?"
+	[ "$(sed -n 2p "$tmp/nl.out")" = 'cmd: /bin/echo a\nb' ] ||
+		fail "the cmd: line: $(sed -n 2,3p "$tmp/nl.out")"
+	all_same "$tmp/nl.out"
+	# Massif's own file for that command (3.19 writes the break raw)
+	cp "$here/cases/example.out" "$tmp/raw.out"
+	(cd "$tmp" && ms_print raw.out) | sed '/^Command:/s/$/ a\
+b/' >"$tmp/want.txt"
+	printf 'cmd: ./ex a\nb\n' >"$tmp/cmd"
+	sed -i -e '2r '"$tmp/cmd" -e '2d' "$tmp/raw.out"
+	(cd "$tmp" && "$heaptrace" print raw.out) >"$tmp/raw.txt" \
+		2>"$tmp/raw.err" ||
+		fail "print of a raw line break in cmd: $(cat "$tmp/raw.err")"
+	cmp -s "$tmp/want.txt" "$tmp/raw.txt" ||
+		fail "raw line break: $(diff "$tmp/want.txt" "$tmp/raw.txt" | head -5)"
+}
+
 # Cut and garbled copies of the vendored files: each either is read or is
 # refused with one line, never a crash.
 case_garbled() {
@@ -258,7 +282,8 @@ EOF
 
 scratch --keep
 case $mode in
-vendored | synthetic | massif | heaptrace | errors | garbled) "case_$mode" ;;
+vendored | synthetic | massif | heaptrace | errors | newline | garbled)
+	"case_$mode" ;;
 *) echo "unknown case $mode"; exit 99 ;;
 esac
 echo "$compared checked, $fails failed"

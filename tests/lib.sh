@@ -394,7 +394,9 @@ sites_v1() {
 	/^frame: / {
 		id = $2
 		text = "frame: " substr($0, length("frame: " id " ") + 1)
-		lines[id] = (id in lines) ? lines[id] "\n" text : text
+		if (id in lines) # an inlined function: the same address
+			text = lines[id] "\n" text
+		lines[id] = text
 		next
 	}
 	/^stack: / {

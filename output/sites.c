@@ -141,6 +141,8 @@ frame_lines(FILE *f, const struct ht_symbolizer *sym, uint32_t id,
 {
 	const char *lines[HT_MAX_INLINE];
 	unsigned nl = sym->describe(sym->ctx, pc, lines, HT_MAX_INLINE);
+	if (nl == 0) /* a number without a line would break the numbering */
+		return frame_line(f, id, pc, "???");
 	int rc = 0;
 	for (unsigned l = 0; !rc && l < nl; l++)
 		rc = frame_line(f, id, pc, lines[l]);

@@ -2,7 +2,10 @@
 /* The .sites file (docs/sites-format.md). Frames are written as names and
    places, not only addresses, so that the file is read without the
    program: `report` and `diff` run after the process is gone, and `diff`
-   matches sites across runs whose addresses differ. */
+   matches sites across runs whose addresses differ. Each frame and each
+   stack is written once, numbered (version 2): a run's sites share most
+   of their frames, and writing every site's whole stack made files a
+   hundred times the size of the profile. */
 #include "output/sites.h"
 
 #include <errno.h>

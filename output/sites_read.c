@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The .sites reader (docs/sites-format.md): one line at a time, each line
-   type parsed by its own function into struct sites_file. Every check
-   ends in reader_fail, so that the first problem is the one reported and
-   a malformed file never leaves half a structure behind. */
+/* The .sites reader (docs/sites-format.md, versions 1 and 2): one line at
+   a time, each line type parsed by its own function into struct
+   sites_file; version 2's numbered frames and stacks are kept in a
+   sites_table while reading, each site's frames expanded from it. Every
+   check ends in reader_fail, so that the first problem is the one
+   reported and a malformed file never leaves half a structure behind. */
 #include "output/sites_read.h"
 
 #include <errno.h>

@@ -2,7 +2,10 @@
 /* The .sites file (docs/sites-format.md). Frames are written as names and
    places, not only addresses, so that the file is read without the
    program: `report` and `diff` run after the process is gone, and `diff`
-   matches sites across runs whose addresses differ. */
+   matches sites across runs whose addresses differ. Each frame and each
+   stack is written once, numbered (version 2): a run's sites share most
+   of their frames, and writing every site's whole stack made files a
+   hundred times the size of the profile. */
 #include "output/sites.h"
 
 #include <errno.h>
@@ -12,6 +15,7 @@
 
 #include "common/u64map.h"
 #include "common/xalloc.h"
+#include "output/sites_stacks.h"
 
 #define MAX_FRAMES 256 /* per site; a deeper stack is cut (said in a comment) */
 
@@ -39,10 +43,11 @@ emit(FILE *f, const char *fmt, ...)
 	return n < 0 ? -(errno ? errno : EIO) : 0;
 }
 
-/* One "frame:" line from Massif's description of PC ("fn (file:line)",
-   "fn (in /obj)", "???"): the name, a TAB, then the place. */
+/* One "frame:" line of frame number ID from Massif's description of PC
+   ("fn (file:line)", "fn (in /obj)", "???"): the name, a TAB, then the
+   place. */
 static int
-frame_line(FILE *f, uint64_t pc, const char *desc)
+frame_line(FILE *f, uint32_t id, uint64_t pc, const char *desc)
 {
 	size_t len = strlen(desc), name_len = len;
 	const char *place = "";
@@ -61,8 +66,9 @@ frame_line(FILE *f, uint64_t pc, const char *desc)
 			place_len += 2;
 		}
 	}
-	return emit(f, "frame: 0x%llX %.*s\t%.*s\n", (unsigned long long)pc,
-		    (int)name_len, desc, (int)place_len, place);
+	return emit(f, "frame: %u 0x%llX %.*s\t%.*s\n", (unsigned)id,
+		    (unsigned long long)pc, (int)name_len, desc,
+		    (int)place_len, place);
 }
 
 /* The objects the frames lie in, by their start address, each written
@@ -130,30 +136,87 @@ write_mappings(FILE *f, const struct mappings *m)
 	return rc;
 }
 
+/* The frame lines of PC, numbered ID: one per function inlined there,
+   innermost first. */
 static int
-site_frames(FILE *f, const struct snap_engine *eng,
-	    const struct ht_symbolizer *sym, uint32_t site, uint64_t *pcs,
-	    struct mappings *maps)
+frame_lines(FILE *f, const struct ht_symbolizer *sym, uint32_t id,
+	    uint64_t pc)
 {
-	unsigned n = snap_engine_site_frames(eng, site, pcs, MAX_FRAMES);
+	const char *lines[HT_MAX_INLINE];
+	unsigned nl = sym->describe(sym->ctx, pc, lines, HT_MAX_INLINE);
+	if (nl == 0) /* a number without a line would break the numbering */
+		return frame_line(f, id, pc, "???");
 	int rc = 0;
-	for (unsigned i = 0; i < n; i++)
-		mapping_note(maps, pcs[i]);
-	for (unsigned i = 0; !rc && i < n; i++) {
-		const char *lines[HT_MAX_INLINE];
-		unsigned nl = sym->describe(sym->ctx, pcs[i], lines,
-					    HT_MAX_INLINE);
-		for (unsigned l = 0; !rc && l < nl; l++)
-			rc = frame_line(f, pcs[i], lines[l]);
+	for (unsigned l = 0; !rc && l < nl; l++)
+		rc = frame_line(f, id, pc, lines[l]);
+	return rc;
+}
+
+/* What writing the sites' stacks keeps: the numbers given, and room for
+   one stack's addresses and frame numbers. */
+struct stack_work {
+	struct sites_stacks stacks;
+	uint64_t pcs[MAX_FRAMES];
+	uint32_t frames[MAX_FRAMES];
+};
+
+/* Number the frames of the N addresses of W, innermost first, writing
+   the frame: lines of those met for the first time. */
+static int
+number_frames(FILE *f, const struct ht_symbolizer *sym, struct stack_work *w,
+	      unsigned n, struct mappings *maps)
+{
+	int rc = 0;
+	for (unsigned i = n; !rc && i-- > 0;) {
+		bool fresh;
+		w->frames[i] = sites_stacks_frame(&w->stacks, w->pcs[i],
+						  &fresh);
+		if (fresh) {
+			mapping_note(maps, w->pcs[i]);
+			rc = frame_lines(f, sym, w->frames[i], w->pcs[i]);
+		}
 	}
 	return rc;
+}
+
+/* The stack of SITE, with the frame and stack lines it needs that were
+   not written yet, above it (a file is read top down); its number into
+   *NODE (0 for a stack without frames). A new stack extends the longest
+   known one by the frames it lacks, outermost first: one stack: line,
+   whatever their number. */
+static int
+site_stack(FILE *f, const struct snap_engine *eng,
+	   const struct ht_symbolizer *sym, uint32_t site,
+	   struct stack_work *w, struct mappings *maps, uint32_t *node)
+{
+	unsigned n = snap_engine_site_frames(eng, site, w->pcs, MAX_FRAMES);
+	int rc = number_frames(f, sym, w, n, maps);
+	uint32_t caller = 0;
+	bool fresh = false;
+	unsigned i = n;
+	*node = 0;
+	while (!rc && !fresh && i > 0) { /* down the stacks already known */
+		caller = *node;
+		*node = sites_stacks_node(&w->stacks, caller, w->frames[--i],
+					  &fresh);
+	}
+	if (rc || !fresh)
+		return rc;
+	rc = emit(f, "stack: %u %u %u", (unsigned)*node, (unsigned)caller,
+		  (unsigned)w->frames[i]);
+	while (!rc && i-- > 0) { /* each new, numbered in a row */
+		*node = sites_stacks_node(&w->stacks, *node, w->frames[i],
+					  &fresh);
+		rc = emit(f, " %u", (unsigned)w->frames[i]);
+	}
+	return rc ? rc : emit(f, "\n");
 }
 
 static int
 write_header(FILE *f, long pid, const struct out_header *h,
 	     const struct snap_engine *eng)
 {
-	int rc = emit(f, "heaptrace-sites: 1\npid: %ld\ncmd:", pid);
+	int rc = emit(f, "heaptrace-sites: 2\npid: %ld\ncmd:", pid);
 	for (size_t i = 0; !rc && i < h->cmd_argc; i++)
 		rc = emit(f, " %s", h->cmd_argv[i]);
 	if (!rc)
@@ -220,21 +283,32 @@ write_leak_summary(FILE *f, const struct out_sites_leak *leak)
 	return rc ? rc : emit(f, "\n");
 }
 
+/* " KEY=VALUE", left out when VALUE is 0 (readers take it as 0). */
 static int
-write_site(FILE *f, size_t id, const struct snap_site *s,
+nonzero_key(FILE *f, const char *key, uint64_t value)
+{
+	return value ? emit(f, " %s=%llu", key, (unsigned long long)value) : 0;
+}
+
+static int
+write_site(FILE *f, size_t id, uint32_t stack, const struct snap_site *s,
 	   const struct out_sites_leak *leak)
 {
-	int rc = emit(f,
-		      "site: %zu calls=%llu allocated=%llu peak=%llu "
-		      "peak_blocks=%llu leaked=%llu leaked_blocks=%llu "
-		      "temporary=%llu",
-		      id, (unsigned long long)s->calls,
-		      (unsigned long long)s->allocated,
-		      (unsigned long long)s->peak,
-		      (unsigned long long)s->peak_blocks,
-		      (unsigned long long)s->leaked,
-		      (unsigned long long)s->leaked_blocks,
-		      (unsigned long long)s->temporary);
+	int rc = emit(f, "site: %zu stack=%u calls=%llu allocated=%llu", id,
+		      (unsigned)stack, (unsigned long long)s->calls,
+		      (unsigned long long)s->allocated);
+	if (!rc)
+		rc = nonzero_key(f, "peak", s->peak);
+	if (!rc)
+		rc = nonzero_key(f, "peak_blocks", s->peak_blocks);
+	if (!rc)
+		rc = nonzero_key(f, "leaked", s->leaked);
+	if (!rc)
+		rc = nonzero_key(f, "leaked_blocks", s->leaked_blocks);
+	if (!rc)
+		rc = nonzero_key(f, "temporary", s->temporary);
+	/* all four, even at 0: their presence says the leak check found
+	   blocks of the site */
 	uint64_t bytes[OUT_SITES_KINDS] = { 0 };
 	if (!rc && leak && leak->site_bytes(leak->ctx, s->site, bytes))
 		for (int k = 0; !rc && k < OUT_SITES_KINDS; k++)
@@ -250,7 +324,8 @@ out_sites_fprint(FILE *f, long pid, const struct out_header *h,
 {
 	struct snap_site *v;
 	size_t n = snap_engine_sites(eng, &v);
-	uint64_t *pcs = ht_xcalloc(MAX_FRAMES, sizeof(*pcs));
+	struct stack_work *w = ht_xcalloc(1, sizeof(*w));
+	sites_stacks_init(&w->stacks);
 	struct mappings maps = { .sym = sym };
 	u64map_init(&maps.seen);
 	int rc = write_header(f, pid, h, eng);
@@ -259,16 +334,18 @@ out_sites_fprint(FILE *f, long pid, const struct out_header *h,
 	if (!rc && leak)
 		rc = write_leak_summary(f, leak);
 	for (size_t i = 0; !rc && i < n; i++) {
-		rc = write_site(f, i + 1, &v[i], leak);
+		uint32_t stack;
+		rc = site_stack(f, eng, sym, v[i].site, w, &maps, &stack);
 		if (!rc)
-			rc = site_frames(f, eng, sym, v[i].site, pcs, &maps);
+			rc = write_site(f, i + 1, stack, &v[i], leak);
 	}
 	if (!rc)
 		rc = write_mappings(f, &maps);
 	u64map_fini(&maps.seen);
 	if (!rc && fflush(f))
 		rc = -(errno ? errno : EIO);
-	free(pcs);
+	sites_stacks_fini(&w->stacks);
+	free(w);
 	free(v);
 	return rc;
 }

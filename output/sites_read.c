@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The .sites reader (docs/sites-format.md): one line at a time, each line
-   type parsed by its own function into struct sites_file. Every check
-   ends in reader_fail, so that the first problem is the one reported and
-   a malformed file never leaves half a structure behind. */
+/* The .sites reader (docs/sites-format.md, versions 1 and 2): one line at
+   a time, each line type parsed by its own function into struct
+   sites_file; version 2's numbered frames and stacks are kept in a
+   sites_table while reading, each site's frames expanded from it. Every
+   check ends in reader_fail, so that the first problem is the one
+   reported and a malformed file never leaves half a structure behind. */
 #include "output/sites_read.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "common/xalloc.h"
+#include "output/sites_table.h"
 
 static const char *const kind_names[SITES_N_KINDS] = {
 	"definite", "indirect", "possible", "reachable",
@@ -23,7 +26,9 @@ struct reader {
 	unsigned long lineno;
 	struct sites_file *out;
 	size_t cap_sites, cap_frames; /* of out->sites, of the last site's */
-	size_t cap_mappings;
+	size_t cap_mappings, cap_strings;
+	struct sites_table table; /* version 2's numbered frames and stacks */
+	bool frame_open; /* the last line was a version-2 frame: line */
 	char *err;
 	size_t errlen;
 	bool failed;
@@ -57,6 +62,17 @@ reader_fail(struct reader *r, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -1;
+}
+
+/* S (malloc'd), kept with the file's strings until sites_free. */
+static const char *
+keep(struct reader *r, char *s)
+{
+	struct sites_file *o = r->out;
+	ht_xgrow((void **)&o->strings, &r->cap_strings, o->n_strings + 1,
+		 sizeof(*o->strings));
+	o->strings[o->n_strings++] = s;
+	return s;
 }
 
 char *
@@ -227,9 +243,9 @@ header_parse(struct reader *r, const char *line)
 	const char *num = line + sizeof(tag) - 1;
 	if (!parse_u64(num, strlen(num), &v))
 		return reader_fail(r, "version '%s' is not a number", num);
-	if (v != SITES_VERSION)
+	if (v != 1 && v != SITES_VERSION)
 		return reader_fail(r, "version %s, this heaptrace reads "
-				   "version %d", num, SITES_VERSION);
+				   "versions 1 to %d", num, SITES_VERSION);
 	r->out->version = (unsigned)v;
 	return 0;
 }
@@ -451,36 +467,50 @@ leak_check_parse(struct reader *r, const char *text)
 	return 0;
 }
 
+/* Version 2's stack=: the site's frames from the numbered stacks. */
+static int
+site_stack_expand(struct reader *r, struct sites_site *s, uint64_t stack)
+{
+	const char *why = sites_table_expand(&r->table, stack, &s->frames,
+					     &s->n_frames);
+	return why ? reader_fail(r, "%s", why) : 0;
+}
+
 static int
 site_parse(struct reader *r, const char *text)
 {
 	struct sites_file *o = r->out;
+	bool v1 = o->version == 1; /* version 2 leaves out figures of 0 */
 	ht_xgrow((void **)&o->sites, &r->cap_sites, o->n_sites + 1,
 		 sizeof(*o->sites));
 	struct sites_site *s = &o->sites[o->n_sites];
 	memset(s, 0, sizeof(*s));
+	uint64_t stack = 0;
 	struct field f[] = {
 		{ .key = "calls", .u = &s->calls, .required = true },
 		{ .key = "allocated", .u = &s->allocated, .required = true },
-		{ .key = "peak", .u = &s->peak, .required = true },
-		{ .key = "leaked", .u = &s->leaked, .required = true },
+		{ .key = "peak", .u = &s->peak, .required = v1 },
+		{ .key = "leaked", .u = &s->leaked, .required = v1 },
 		{ .key = "leaked_blocks", .u = &s->leaked_blocks },
-		{ .key = "temporary", .u = &s->temporary, .required = true },
+		{ .key = "temporary", .u = &s->temporary, .required = v1 },
 		{ .key = "definite", .u = &s->kind_bytes[SITES_DEFINITE] },
 		{ .key = "indirect", .u = &s->kind_bytes[SITES_INDIRECT] },
 		{ .key = "possible", .u = &s->kind_bytes[SITES_POSSIBLE] },
 		{ .key = "reachable", .u = &s->kind_bytes[SITES_REACHABLE] },
 		{ .key = "peak_blocks", .u = &s->peak_blocks },
+		{ .key = "stack", .u = &stack, .required = !v1 },
 	};
 	const char *id = NULL;
 	size_t id_len = 0;
-	if (fields_parse(r, "site", text, f, 11, &id, &id_len))
+	if (fields_parse(r, "site", text, f, 12, &id, &id_len))
 		return -1;
-	s->has_peak_blocks = f[10].seen;
+	s->has_peak_blocks = f[10].seen || !v1;
 	if (!id || !parse_u64(id, id_len, &s->id))
 		return reader_fail(r, "site: line without its decimal ID");
 	for (int k = 0; k < SITES_N_KINDS; k++)
 		s->has_kinds |= f[6 + k].seen;
+	if (!v1 && site_stack_expand(r, s, stack))
+		return -1;
 	o->n_sites++;
 	r->cap_frames = 0;
 	return 0;
@@ -494,7 +524,8 @@ frame_place_parse(struct reader *r, struct sites_frame *fr, const char *place)
 	if (len == 0)
 		return 0;
 	if (strncmp(place, "(in ", 4) == 0 && place[len - 1] == ')') {
-		fr->object = ht_xasprintf("%.*s", (int)(len - 5), place + 4);
+		fr->object = keep(r, ht_xasprintf("%.*s", (int)(len - 5),
+						  place + 4));
 		return 0;
 	}
 	const char *colon = strrchr(place, ':');
@@ -503,26 +534,15 @@ frame_place_parse(struct reader *r, struct sites_frame *fr, const char *place)
 	    !parse_u64(colon + 1, strlen(colon + 1), &line))
 		return reader_fail(r, "frame: place '%s' is neither file:line "
 				   "nor (in object)", place);
-	fr->file = ht_xasprintf("%.*s", (int)(colon - place), place);
+	fr->file = keep(r, ht_xasprintf("%.*s", (int)(colon - place), place));
 	fr->line = (unsigned long)line;
 	return 0;
 }
 
-static void
-frame_free(struct sites_frame *fr)
-{
-	free(fr->function);
-	free(fr->file);
-	free(fr->object);
-}
-
-/* "0xADDR FUNCTION\tPLACE", appended to the last site. */
+/* "0xADDR FUNCTION\tPLACE" into *FR. */
 static int
-frame_parse(struct reader *r, const char *text)
+frame_text_parse(struct reader *r, const char *text, struct sites_frame *fr)
 {
-	struct sites_file *o = r->out;
-	if (!o->n_sites)
-		return reader_fail(r, "frame: line before any site: line");
 	if (strncmp(text, "0x", 2) != 0 && strncmp(text, "0X", 2) != 0)
 		return reader_fail(r, "frame: address does not start with 0x");
 	char *end;
@@ -535,21 +555,87 @@ frame_parse(struct reader *r, const char *text)
 				   "PLACE'");
 	const char *name = end + 1;
 	const char *tab = strchr(name, '\t');
-	struct sites_frame fr = {
+	*fr = (struct sites_frame){
 		.addr = addr,
-		.function = ht_xasprintf("%.*s", (int)(tab ? tab - name :
+		.function = keep(r, ht_xasprintf("%.*s",
+						 (int)(tab ? tab - name :
 						       (long)strlen(name)),
-					 name),
+						 name)),
 	};
-	if (tab && frame_place_parse(r, &fr, tab + 1)) {
-		frame_free(&fr);
+	return tab ? frame_place_parse(r, fr, tab + 1) : 0;
+}
+
+/* Version 1: "0xADDR FUNCTION\tPLACE", appended to the last site. */
+static int
+frame_v1_parse(struct reader *r, const char *text)
+{
+	struct sites_file *o = r->out;
+	if (!o->n_sites)
+		return reader_fail(r, "frame: line before any site: line");
+	struct sites_frame fr;
+	if (frame_text_parse(r, text, &fr))
 		return -1;
-	}
 	struct sites_site *s = &o->sites[o->n_sites - 1];
 	ht_xgrow((void **)&s->frames, &r->cap_frames, s->n_frames + 1,
 		 sizeof(*s->frames));
 	s->frames[s->n_frames++] = fr;
 	return 0;
+}
+
+/* Version 2: "NUMBER 0xADDR FUNCTION\tPLACE", a numbered frame. */
+static int
+frame_v2_parse(struct reader *r, const char *text)
+{
+	size_t len = strcspn(text, " ");
+	uint64_t id;
+	struct sites_frame fr;
+	if (!parse_u64(text, len, &id) || text[len] != ' ')
+		return reader_fail(r, "frame: line without its number");
+	if (frame_text_parse(r, text + len + 1, &fr))
+		return -1;
+	const char *why = sites_table_frame(&r->table, id, r->frame_open, &fr);
+	return why ? reader_fail(r, "%s", why) : 0;
+}
+
+/* The decimal number at *P, *P moved past it and one blank. */
+static bool
+next_number(const char **p, uint64_t *v)
+{
+	size_t len = strcspn(*p, " ");
+	if (!parse_u64(*p, len, v))
+		return false;
+	*p += len + ((*p)[len] == ' ');
+	return true;
+}
+
+/* Version 2: "NUMBER CALLER FRAME...": stack NUMBER is the first FRAME
+   called from stack CALLER, each next one the next FRAME called from the
+   one before. */
+static int
+stack_parse(struct reader *r, const char *text)
+{
+	const char *p = text;
+	uint64_t id, caller, frame;
+	if (!next_number(&p, &id) || !next_number(&p, &caller))
+		return reader_fail(r, "stack: not 'NUMBER CALLER FRAME...'");
+	for (uint64_t k = 0; k == 0 || *p; k++) {
+		if (!next_number(&p, &frame))
+			return reader_fail(r, "stack: frame '%.20s' is not a "
+					   "decimal number", p);
+		const char *why = sites_table_stack(&r->table, id + k,
+						    k ? id + k - 1 : caller,
+						    frame);
+		if (why)
+			return reader_fail(r, "%s", why);
+	}
+	return 0;
+}
+
+static int
+frame_parse(struct reader *r, const char *text)
+{
+	return r->out->version == 1 ? frame_v1_parse(r, text)
+				    : frame_v2_parse(r, text);
 }
 
 /* One line after the first, without its newline. */
@@ -584,6 +670,8 @@ line_parse(struct reader *r, const char *line)
 		return site_parse(r, text);
 	if (IS("frame"))
 		return frame_parse(r, text);
+	if (IS("stack") && r->out->version > 1)
+		return stack_parse(r, text);
 	if (IS("heaptrace-sites"))
 		return reader_fail(r, "a second heaptrace-sites: line");
 #undef IS
@@ -609,6 +697,7 @@ lines_read(struct reader *r, FILE *f)
 		else
 			rc = r->lineno == 1 ? header_parse(r, line)
 					    : line_parse(r, line);
+		r->frame_open = strncmp(line, "frame:", 6) == 0;
 		errno = 0;
 	}
 	free(line);
@@ -643,7 +732,9 @@ sites_read(const char *path, struct sites_file *out, int *errno_out,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	sites_table_init(&r.table);
 	int rc = lines_read(&r, f);
+	sites_table_fini(&r.table);
 	if (!rc && out->n_mappings)
 		qsort(out->mappings, out->n_mappings, sizeof(*out->mappings),
 		      mapping_cmp);
@@ -658,11 +749,11 @@ sites_read(const char *path, struct sites_file *out, int *errno_out,
 void
 sites_free(struct sites_file *f)
 {
-	for (size_t i = 0; i < f->n_sites; i++) {
-		for (size_t j = 0; j < f->sites[i].n_frames; j++)
-			frame_free(&f->sites[i].frames[j]);
+	for (size_t i = 0; i < f->n_sites; i++)
 		free(f->sites[i].frames);
-	}
+	for (size_t i = 0; i < f->n_strings; i++)
+		free(f->strings[i]);
+	free(f->strings);
 	free(f->sites);
 	for (size_t i = 0; i < f->n_mappings; i++)
 		mapping_free(&f->mappings[i]);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The reader of the per-site statistics file written beside each profile
-   (docs/sites-format.md, version 1), for `heaptrace report` and
+   (docs/sites-format.md, versions 1 and 2), for `heaptrace report` and
    `heaptrace diff`. Unknown line types and keys are skipped, as the format
    asks; anything else that is not the format is an error naming the file
    and the line. */
@@ -11,8 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The version this reader knows. */
-#define SITES_VERSION 1
+/* The version heaptrace writes; this reader also reads version 1 (frames
+   written again for each site). */
+#define SITES_VERSION 2
 
 /* The leak kinds of a `leak_check:` line and of a site, in the file's
    order. */
@@ -25,20 +26,23 @@ enum sites_kind {
 };
 
 /* One `frame:` line. FILE is NULL (LINE 0) unless the place was
-   "file:line"; OBJECT is NULL unless it was "(in /path/object)". */
+   "file:line"; OBJECT is NULL unless it was "(in /path/object)". The
+   strings are the file's (struct sites_file's strings), shared by the
+   sites whose stacks share the frame. */
 struct sites_frame {
 	uint64_t addr;
-	char *function; /* "???" when unknown */
-	char *file;
+	const char *function; /* "???" when unknown */
+	const char *file;
 	unsigned long line;
-	char *object;
+	const char *object;
 };
 
 /* One `site:` line and its frames, innermost first. */
 struct sites_site {
 	uint64_t id;
 	uint64_t calls, allocated, peak, leaked, leaked_blocks, temporary;
-	bool has_peak_blocks; /* a peak_blocks= key (files since issue 25) */
+	bool has_peak_blocks; /* a peak_blocks= key (files since issue 25),
+				 or version 2 (where 0 is left out) */
 	uint64_t peak_blocks;
 	bool has_kinds; /* KIND_BYTES were given (the run made a leak check) */
 	uint64_t kind_bytes[SITES_N_KINDS];
@@ -76,6 +80,8 @@ struct sites_file {
 	size_t n_sites;
 	struct sites_mapping *mappings; /* by their start address */
 	size_t n_mappings;
+	char **strings; /* the frames' strings, freed by sites_free */
+	size_t n_strings;
 };
 
 /* The name of PROFILE's statistics file: PROFILE with ".sites" appended

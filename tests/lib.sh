@@ -44,6 +44,8 @@
 #                    open on fd 9, its stdout, stderr and exit status in
 #                    $tmp/NAME.* (see below)
 #  peak_bytes FILE FUNCTION  bytes of a profile's peak held in FUNCTION
+#  sites_v1 FILE     a .sites file as version 1 spells it (each site's
+#                    frames under it, every figure written), for awk
 # Another user (root's cases; the checkout may be private, mode 700)
 #  "${as_nobody[@]}" CMD...  CMD run as user and group 65534 (nobody),
 #                    without root's capabilities even for CMD's own exec
@@ -377,4 +379,54 @@ for line in peak[0].splitlines():
         total += int(m.group(1))
 print(total)
 EOF
+}
+
+# sites_v1 FILE: the .sites file FILE on stdout as version 1 spells it
+# (docs/sites-format.md): each site's frame: lines, innermost first, under
+# its site: line, every figure written, 0 included; a version-1 file as
+# it is. Made here rather than by heaptrace's reader so that the tests
+# that read its lines check the writer on their own.
+sites_v1() {
+	awk '
+	NR == 1 && $0 != "heaptrace-sites: 2" { v1 = 1 }
+	v1 { print; next }
+	NR == 1 { print "heaptrace-sites: 1"; next }
+	/^frame: / {
+		id = $2
+		text = "frame: " substr($0, length("frame: " id " ") + 1)
+		if (id in lines) # an inlined function: the same address
+			text = lines[id] "\n" text
+		lines[id] = text
+		next
+	}
+	/^stack: / {
+		id = $2
+		caller = $3
+		for (i = 4; i <= NF; i++) {
+			up[id] = caller
+			frame[id] = $i
+			caller = id++
+		}
+		next
+	}
+	/^site: / {
+		delete v
+		for (i = 3; i <= NF; i++) {
+			eq = index($i, "=")
+			v[substr($i, 1, eq - 1)] = substr($i, eq + 1)
+		}
+		out = "site: " $2
+		n = split("calls allocated peak peak_blocks leaked leaked_blocks temporary", k, " ")
+		for (i = 1; i <= n; i++)
+			out = out " " k[i] "=" (k[i] in v ? v[k[i]] : 0)
+		n = split("definite indirect possible reachable", k, " ")
+		for (i = 1; i <= n; i++)
+			if (k[i] in v)
+				out = out " " k[i] "=" v[k[i]]
+		print out
+		for (s = v["stack"]; s; s = up[s])
+			print lines[frame[s]]
+		next
+	}
+	{ print }' "$1"
 }

@@ -223,37 +223,41 @@ print(const struct snap_engine *eng, const struct out_header *h,
 	return buf;
 }
 
-#define FRAME_NEW "frame: 0x484A2F3 operator new(unsigned long)\t" \
-		  "(in /usr/lib/libstdc++.so.6)\n"
-#define FRAMES_MAIN "frame: 0x1091A2 main\tt.c:6\n" \
-		    "frame: 0x29D8F __libc_start_call_main\t" \
-		    "libc_start_call_main.h:58\n"
+/* The frames of S1, numbered outermost first as they are first met
+   (version 2 numbers each frame and each stack once), and its stacks. */
+#define FRAMES_S1 "frame: 1 0x29D8F __libc_start_call_main\t" \
+		  "libc_start_call_main.h:58\n" \
+		  "frame: 2 0x1091A2 main\tt.c:6\n" \
+		  "frame: 3 0x109D0E inl_get\tt.h:2\n" \
+		  "frame: 3 0x109D0E caller\tt.c:4\n" \
+		  "frame: 4 0x109ABC std::vector<int, std::allocator<int> >::" \
+		  "push_back(int const&)\tstl_vector.h:1198\n" \
+		  "frame: 5 0x484A2F3 operator new(unsigned long)\t" \
+		  "(in /usr/lib/libstdc++.so.6)\n" \
+		  "stack: 1 0 1 2 3 4 5\n"
+/* S2 shares S1's two outer stacks (main from __libc_start_call_main)
+   and its innermost frame; S3 only the innermost frame. */
+#define FRAMES_S2 "frame: 6 0x7F00DEAD ???\t\n" \
+		  "stack: 6 2 6 5\n"
+#define FRAMES_S3 "frame: 7 0x401F0 ???\t(in /bin/x)\n" \
+		  "stack: 8 0 7 5\n"
 
 static const char want_plain[] =
-	"heaptrace-sites: 1\n"
+	"heaptrace-sites: 2\n"
 	"pid: 1234\n"
 	"cmd: ./prog arg1 arg two\n"
 	"time_unit: B\n"
 	"peak: snapshot=7 time=176 heap=144\n"
 	"totals: sites=3 calls=4 allocated=160 temporary=1 leaked=112 "
 	"leaked_blocks=2\n"
-	"site: 1 calls=2 allocated=96 peak=96 peak_blocks=2 leaked=64 leaked_blocks=1 "
-	"temporary=0\n"
-	FRAME_NEW
-	"frame: 0x109ABC std::vector<int, std::allocator<int> >::"
-	"push_back(int const&)\tstl_vector.h:1198\n"
-	"frame: 0x109D0E inl_get\tt.h:2\n"
-	"frame: 0x109D0E caller\tt.c:4\n"
-	FRAMES_MAIN
-	"site: 2 calls=1 allocated=16 peak=0 peak_blocks=0 leaked=0 leaked_blocks=0 "
-	"temporary=1\n"
-	FRAME_NEW
-	"frame: 0x7F00DEAD ???\t\n"
-	FRAMES_MAIN
-	"site: 3 calls=1 allocated=48 peak=48 peak_blocks=1 leaked=48 leaked_blocks=1 "
-	"temporary=0\n"
-	FRAME_NEW
-	"frame: 0x401F0 ???\t(in /bin/x)\n";
+	FRAMES_S1
+	"site: 1 stack=5 calls=2 allocated=96 peak=96 peak_blocks=2 leaked=64 "
+	"leaked_blocks=1\n"
+	FRAMES_S2
+	"site: 2 stack=7 calls=1 allocated=16 temporary=1\n"
+	FRAMES_S3
+	"site: 3 stack=9 calls=1 allocated=48 peak=48 peak_blocks=1 leaked=48 "
+	"leaked_blocks=1\n";
 
 static void
 case_plain(void)
@@ -272,9 +276,9 @@ case_plain(void)
 	h.cmd_argv = one_argv;
 	h.cmd_argc = 1;
 	got = print(eng, &h, NULL, &rc);
-	CHECK(rc == 0 && !strncmp(got, "heaptrace-sites: 1\npid: 1234\n"
+	CHECK(rc == 0 && !strncmp(got, "heaptrace-sites: 2\npid: 1234\n"
 				  "cmd: /bin/prog\ntime_unit: ms\npeak: ",
-				  strlen("heaptrace-sites: 1\npid: 1234\n"
+				  strlen("heaptrace-sites: 2\npid: 1234\n"
 					 "cmd: /bin/prog\ntime_unit: ms\n"
 					 "peak: ")),
 	      "ms header: %.120s", got);
@@ -296,7 +300,7 @@ case_empty(void)
 	char *got = print(eng, &header, NULL, &rc);
 	CHECK(rc == 0, "out_sites_fprint: %d", rc);
 	text_check("empty", got,
-		   "heaptrace-sites: 1\n"
+		   "heaptrace-sites: 2\n"
 		   "pid: 1234\n"
 		   "cmd: ./prog arg1 arg two\n"
 		   "time_unit: B\n"
@@ -369,7 +373,7 @@ case_leak(void)
 	CHECK(rc == 0, "out_sites_fprint: %d", rc);
 	CHECK(c.calls == 3, "site_bytes called %u times", c.calls);
 	text_check("leak", got,
-		   "heaptrace-sites: 1\n"
+		   "heaptrace-sites: 2\n"
 		   "pid: 1234\n"
 		   "cmd: ./prog arg1 arg two\n"
 		   "time_unit: B\n"
@@ -378,32 +382,23 @@ case_leak(void)
 		   "leaked=112 leaked_blocks=2\n"
 		   "leak_check: summary definite=64/1 indirect=0/0 "
 		   "possible=40/1 reachable=8/1\n"
-		   "site: 1 calls=2 allocated=96 peak=96 peak_blocks=2 leaked=64 "
-		   "leaked_blocks=1 temporary=0 definite=64 indirect=0 "
+		   FRAMES_S1
+		   "site: 1 stack=5 calls=2 allocated=96 peak=96 peak_blocks=2 "
+		   "leaked=64 leaked_blocks=1 definite=64 indirect=0 "
 		   "possible=0 reachable=0\n"
-		   FRAME_NEW
-		   "frame: 0x109ABC std::vector<int, std::allocator<int> >::"
-		   "push_back(int const&)\tstl_vector.h:1198\n"
-		   "frame: 0x109D0E inl_get\tt.h:2\n"
-		   "frame: 0x109D0E caller\tt.c:4\n"
-		   FRAMES_MAIN
-		   "site: 2 calls=1 allocated=16 peak=0 peak_blocks=0 leaked=0 "
-		   "leaked_blocks=0 temporary=1\n"
-		   FRAME_NEW
-		   "frame: 0x7F00DEAD ???\t\n"
-		   FRAMES_MAIN
-		   "site: 3 calls=1 allocated=48 peak=48 peak_blocks=1 leaked=48 "
-		   "leaked_blocks=1 temporary=0 definite=0 indirect=0 "
-		   "possible=40 reachable=8\n"
-		   FRAME_NEW
-		   "frame: 0x401F0 ???\t(in /bin/x)\n");
+		   FRAMES_S2
+		   "site: 2 stack=7 calls=1 allocated=16 temporary=1\n"
+		   FRAMES_S3
+		   "site: 3 stack=9 calls=1 allocated=48 peak=48 peak_blocks=1 "
+		   "leaked=48 leaked_blocks=1 definite=0 indirect=0 "
+		   "possible=40 reachable=8\n");
 	free(got);
 
 	leak.mode = "full";
 	got = print(eng, &header, &leak, &rc);
 	CHECK(rc == 0 && strstr(got, "\nleak_check: full definite=64/1 "
 				"indirect=0/0 possible=40/1 reachable=8/1\n"
-				"site: 1 "),
+				"frame: 1 "),
 	      "full: %s", got);
 	free(got);
 	engine_free(eng);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tests of output/sites_read.c: the hand-written data/a.massif.sites read
-   figure by figure, unknown keys and line types skipped, each kind of
-   malformed line refused with its file and line, and random damage to a
-   valid file never crashing the reader (run it under ASan).
+   figure by figure, version 2's numbered frames and stacks (its file of
+   data/c.massif read as the version-1 one), unknown keys and line types
+   skipped, each kind of malformed line refused with its file and line,
+   and random damage to valid files of both versions never crashing the
+   reader (run it under ASan).
    Usage: test_sites_read CASE SRCDIR; exit 0 pass, 1 fail, 99 harness. */
 #include "output/sites_read.h"
 
@@ -172,6 +174,127 @@ test_mappings(void)
 	sites_free(&sf);
 }
 
+/* Version 2: frames and stacks numbered once, a site's frames expanded
+   from its stack (inlined lines kept together, innermost first), figures
+   of 0 left out; and data/c.massif.sites-v2 read as its version-1 twin
+   data/c.massif.sites, frame by frame. */
+static void
+test_version2(void)
+{
+	static const char text[] =
+		"heaptrace-sites: 2\n"
+		"frame: 1 0x10 main\tm.c:9\n"
+		"frame: 2 0x20 inl\ti.h:2\n"
+		"frame: 2 0x20 outer\to.c:3\n"
+		"frame: 3 0x30 malloc\t(in /lib/libc.so.6)\n"
+		"stack: 1 0 1 2 3\n"
+		"site: 1 stack=3 calls=2 allocated=30 leaked=10\n"
+		"frame: 4 0x40 g\t\n"
+		"stack: 4 1 4 3\n"
+		"site: 2 stack=5 calls=1 allocated=5 peak=5 temporary=1\n"
+		"site: 3 stack=0 calls=1 allocated=1\n"
+		"site: 4 stack=1 calls=1 allocated=1 later=2\n";
+	char err[512];
+	struct sites_file sf;
+	int rc = sites_read(write_file(text, sizeof(text) - 1), &sf, NULL,
+			    err, sizeof(err));
+	CHECK(rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK(sf.version == 2 && sf.n_sites == 4, "%u, %zu sites", sf.version,
+	      sf.n_sites);
+	const struct sites_site *s = &sf.sites[0];
+	CHECK(s->calls == 2 && s->allocated == 30 && s->leaked == 10 &&
+	      s->peak == 0 && s->temporary == 0 && s->has_peak_blocks &&
+	      s->peak_blocks == 0 && !s->has_kinds, "site 1 figures");
+	static const char *const want1[] = { "malloc", "inl", "outer",
+					     "main" };
+	CHECK(s->n_frames == 4, "site 1: %zu frames", s->n_frames);
+	for (size_t i = 0; i < 4 && i < s->n_frames; i++)
+		CHECK(strcmp(s->frames[i].function, want1[i]) == 0,
+		      "site 1 frame %zu: %s", i, s->frames[i].function);
+	CHECK(s->n_frames == 4 && s->frames[1].addr == 0x20 &&
+	      s->frames[2].addr == 0x20 && s->frames[1].line == 2 &&
+	      strcmp(s->frames[2].file, "o.c") == 0 &&
+	      strcmp(s->frames[0].object, "/lib/libc.so.6") == 0,
+	      "site 1 places");
+	s = &sf.sites[1];
+	CHECK(s->n_frames == 3 && strcmp(s->frames[0].function, "malloc") == 0 &&
+	      strcmp(s->frames[1].function, "g") == 0 && !s->frames[1].file &&
+	      !s->frames[1].object && strcmp(s->frames[2].function, "main") == 0,
+	      "site 2 frames");
+	CHECK(s->peak == 5 && s->temporary == 1, "site 2 figures");
+	CHECK(sf.sites[2].n_frames == 0 && sf.sites[3].n_frames == 1 &&
+	      strcmp(sf.sites[3].frames[0].function, "main") == 0,
+	      "sites 3 and 4");
+	sites_free(&sf);
+
+	char p1[4096], p2[4096];
+	struct sites_file a, b;
+	snprintf(p1, sizeof(p1), "%s/data/c.massif.sites", srcdir);
+	snprintf(p2, sizeof(p2), "%s/data/c.massif.sites-v2", srcdir);
+	if (sites_read(p1, &a, NULL, err, sizeof(err)) ||
+	    sites_read(p2, &b, NULL, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		exit(EXIT_HARNESS);
+	}
+	CHECK(a.version == 1 && b.version == 2 && a.n_sites == 4 &&
+	      b.n_sites == 4 && a.n_mappings == 2 && b.n_mappings == 2,
+	      "c.massif.sites: versions %u %u, %zu %zu sites", a.version,
+	      b.version, a.n_sites, b.n_sites);
+	for (size_t i = 0; i < a.n_sites && i < b.n_sites; i++) {
+		const struct sites_site *x = &a.sites[i], *y = &b.sites[i];
+		CHECK(x->calls == y->calls && x->allocated == y->allocated &&
+		      x->peak == y->peak && x->peak_blocks == y->peak_blocks &&
+		      x->leaked == y->leaked &&
+		      x->leaked_blocks == y->leaked_blocks &&
+		      x->temporary == y->temporary &&
+		      x->has_kinds == y->has_kinds &&
+		      !memcmp(x->kind_bytes, y->kind_bytes,
+			      sizeof(x->kind_bytes)) &&
+		      x->n_frames == y->n_frames, "site %zu figures", i + 1);
+		for (size_t j = 0; j < x->n_frames && j < y->n_frames; j++) {
+			const struct sites_frame *f = &x->frames[j],
+						 *g = &y->frames[j];
+			CHECK(f->addr == g->addr && f->line == g->line &&
+			      !strcmp(f->function, g->function) &&
+			      !f->file == !g->file &&
+			      (!f->file || !strcmp(f->file, g->file)) &&
+			      !f->object == !g->object &&
+			      (!f->object || !strcmp(f->object, g->object)),
+			      "site %zu frame %zu", i + 1, j);
+		}
+	}
+	sites_free(&a);
+	sites_free(&b);
+}
+
+/* A stack deeper than the reader takes (SITES_MAX_STACK_LINES frame
+   lines, far beyond what the writer makes) is refused, so that a small
+   file cannot make the reader build huge sites. */
+static void
+test_deep(void)
+{
+	size_t cap = 64 + 3 * 8200;
+	char *text = malloc(cap);
+	if (!text)
+		exit(EXIT_HARNESS);
+	int n = snprintf(text, cap, "heaptrace-sites: 2\nframe: 1 0x1 f\t\n"
+			 "stack: 1 0");
+	for (int i = 0; i < 8193; i++)
+		n += snprintf(text + n, cap - (size_t)n, " 1");
+	n += snprintf(text + n, cap - (size_t)n, "\n");
+	char err[512];
+	struct sites_file sf;
+	int rc = sites_read(write_file(text, (size_t)n), &sf, NULL, err,
+			    sizeof(err));
+	CHECK(rc == -1 && strstr(err, ":3: stack: deeper than 8192"),
+	      "deep: %d %s", rc, rc ? err : "");
+	if (!rc)
+		sites_free(&sf);
+	free(text);
+}
+
 /* One malformed text and the words its error must hold. */
 struct bad_case {
 	const char *text;
@@ -181,7 +304,7 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ "", "empty" },
 	{ "heaptrace-massif: 1\n", ":1: not a heaptrace sites file" },
-	{ "heaptrace-sites: 2\n", ":1: version 2" },
+	{ "heaptrace-sites: 3\n", ":1: version 3" },
 	{ "heaptrace-sites: one\n", ":1: version 'one'" },
 	{ "heaptrace-sites: 1\nno colon here\n", ":2: not a 'type: ...'" },
 	{ "heaptrace-sites: 1\nfoo:bar\n", ":2: not a 'type: ...'" },
@@ -221,6 +344,35 @@ static const struct bad_case bad_cases[] = {
 	  ":2: mapping: start=0xZZ is not 0xHEX" },
 	{ "heaptrace-sites: 1\nmapping: start=0x20 end=0x10\n",
 	  ":2: mapping: line without start= and a larger end=" },
+	/* version 2's numbered frames and stacks */
+	{ "heaptrace-sites: 2\nframe: 0x1 f\tf.c:1\n",
+	  ":2: frame: line without its number" },
+	{ "heaptrace-sites: 2\nframe: 2 0x1 f\tf.c:1\n",
+	  ":2: frame: number out of order" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\tf.c:1\nframe: 1 0x2 g\t\n",
+	  ":3: frame: a second line of a frame with another address" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\t\nstack: 1 0 1\n"
+	  "frame: 1 0x1 g\t\n", ":4: frame: number out of order" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\tf.c:x\n",
+	  ":2: frame: place 'f.c:x'" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\t\nstack: 2 0 1\n",
+	  ":3: stack: number out of order" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\t\nstack: 1 1 1\n",
+	  ":3: stack: caller not defined above" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\t\nstack: 1 0 1 2\n",
+	  ":3: stack: frame not defined above" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\t\nstack: 1 0 0\n",
+	  ":3: stack: frame not defined above" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\t\nstack: 1 0\n",
+	  ":3: stack: frame '' is not" },
+	{ "heaptrace-sites: 2\nstack: x\n", ":2: stack: not 'NUMBER" },
+	{ "heaptrace-sites: 2\nframe: 1 0x1 f\t\nstack: 1 0 1\n"
+	  "site: 1 stack=2 calls=1 allocated=1\n",
+	  ":4: site: stack not defined above" },
+	{ "heaptrace-sites: 2\nsite: 1 calls=1 allocated=1\n",
+	  ":2: site: line without stack=" },
+	{ "heaptrace-sites: 2\nsite: 1 stack=0 allocated=1\n",
+	  ":2: site: line without calls=" },
 };
 
 static void
@@ -266,13 +418,14 @@ test_missing(void)
 	free(p);
 }
 
-/* Flip, delete and insert bytes of the valid file at random: the reader
-   must return 0 or -1 with a one-line error, and never crash (ASan). */
+/* Flip, delete and insert bytes of the valid file NAME of data/ at
+   random: the reader must return 0 or -1 with a one-line error, and never
+   crash (ASan). */
 static void
-test_fuzz(void)
+fuzz_file(const char *name)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/data/a.massif.sites", srcdir);
+	snprintf(path, sizeof(path), "%s/data/%s", srcdir, name);
 	FILE *f = fopen(path, "r");
 	static char orig[8192], buf[8192 + 64];
 	size_t n = f ? fread(orig, 1, sizeof(orig), f) : 0;
@@ -316,6 +469,13 @@ test_fuzz(void)
 	}
 }
 
+static void
+test_fuzz(void)
+{
+	fuzz_file("a.massif.sites");
+	fuzz_file("c.massif.sites-v2");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -327,6 +487,10 @@ main(int argc, char **argv)
 		test_valid();
 	else if (strcmp(c, "unknown") == 0)
 		test_unknown();
+	else if (strcmp(c, "version2") == 0)
+		test_version2();
+	else if (strcmp(c, "deep") == 0)
+		test_deep();
 	else if (strcmp(c, "malformed") == 0)
 		test_malformed();
 	else if (strcmp(c, "missing") == 0)

@@ -52,9 +52,10 @@ run_grower() {
 	[ -n "$gpid" ] || harness "the program did not say ready"
 }
 
-# grow_site SITES: "CALLS LEAKED LEAKED_BLOCKS" of grow()'s site.
+# grow_site SITES: "CALLS LEAKED LEAKED_BLOCKS" of grow()'s site (its
+# frames under it as version 1 has them: tests/lib.sh's sites_v1).
 grow_site() {
-	awk '
+	sites_v1 "$1" | awk '
 		/^site: / { cur = $0; next }
 		/^frame: / && cur != "" {
 			line = $0
@@ -69,7 +70,7 @@ grow_site() {
 				print v["calls"], v["leaked"], v["leaked_blocks"]
 				cur = ""
 			}
-		}' "$1"
+		}'
 }
 
 # live_sum SITES: the sites' live bytes (leaked=) summed.

@@ -18,14 +18,31 @@ import sys
 
 
 def read_sites(path):
-    """The header lines by key, and [(fields, frame functions)] per site."""
+    """The header lines by key, and [(fields, frame functions)] per site
+    (version 2's numbered frames and stacks expanded into each site)."""
     header, sites = {}, []
+    names, stacks = {}, {}  # frame number: functions; stack: (caller, frame)
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
+            numbered = header.get("heaptrace-sites") == "2"
             if line.startswith("site: "):
                 fields = dict(w.split("=", 1) for w in line.split()[2:] if "=" in w)
-                sites.append((fields, set()))
+                functions = set()
+                stack = int(fields.get("stack", 0))
+                while stack:
+                    stack, frame = stacks[stack]
+                    functions |= names[frame]
+                sites.append((fields, functions))
+            elif line.startswith("frame: ") and numbered:
+                words = line.split(" ", 3)
+                names.setdefault(words[1], set()).add(words[3].split("\t", 1)[0])
+            elif line.startswith("stack: "):
+                words = line.split()[1:]
+                stack, caller = int(words[0]), int(words[1])
+                for frame in words[2:]:
+                    stacks[stack] = (caller, frame)
+                    caller, stack = stack, stack + 1
             elif line.startswith("frame: ") and sites:
                 name = line.split(" ", 2)[2].split("\t", 1)[0]
                 sites[-1][1].add(name)

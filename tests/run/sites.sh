@@ -3,10 +3,12 @@
 # The per-site statistics file (docs/sites-format.md) written beside the
 # profile by `heaptrace run`, on progs/sites.c, whose figures follow from
 # its source (see its header). Each site is found by its frame's function
-# (k, g, f, h) and its whole `site:` line checked, and so are the header,
-# the `peak:` line (the Massif file's peak snapshot: number, time, heap;
-# the sites' peak bytes summing to its heap), the totals and every
-# `frame:` line's form (address in capital hex, name, TAB, place).
+# (k, g, f, h) and its whole `site:` line checked (as version 1 spells
+# it: tests/lib.sh's sites_v1 puts each site's frames under it), and so
+# are the header, the `peak:` line (the Massif file's peak snapshot:
+# number, time, heap; the sites' peak bytes summing to its heap), the
+# totals and every line's form (a frame's address in capital hex, name,
+# TAB, place; numbered frames and stacks).
 #
 # usage: sites.sh HEAPTRACE PROG CASE
 #   inline, ptrace  `run -q --time-unit=B --massif-out-file=$tmp/m.%p`
@@ -59,10 +61,11 @@ check_site() {
 
 # check_figures FILE: everything progs/sites.c's header works out.
 check_figures() {
-	local f=$1 pid want
+	local f=$1 v1=$tmp/figures.v1 pid want
 	pid=${profile##*/m.}
-	[ "$(sed -n 1p "$f")" = "heaptrace-sites: 1" ] ||
+	[ "$(sed -n 1p "$f")" = "heaptrace-sites: 2" ] ||
 		fail "first line: $(sed -n 1p "$f")"
+	sites_v1 "$f" >"$v1" || exit 99
 	[ "$(sed -n 2p "$f")" = "pid: $pid" ] || fail "pid line: $(sed -n 2p "$f")"
 	[ "$(sed -n 3p "$f")" = "$(grep -m1 '^cmd: ' "$profile")" ] ||
 		fail "cmd line: $(sed -n 3p "$f")"
@@ -86,21 +89,29 @@ check_figures() {
 	[ "$(sed -n 6p "$f")" = "totals: sites=4 calls=162 allocated=105612 temporary=50 leaked=4396 leaked_blocks=4" ] ||
 		fail "totals line: $(sed -n 6p "$f")"
 
-	check_site "$f" k "site: 1 calls=2 allocated=4112 peak=4096 peak_blocks=1 leaked=4096 leaked_blocks=1 temporary=0"
-	check_site "$f" g "site: 2 calls=10 allocated=1000 peak=300 peak_blocks=3 leaked=300 leaked_blocks=3 temporary=0"
-	check_site "$f" f "site: 3 calls=100 allocated=100000 peak=100000 peak_blocks=100 leaked=0 leaked_blocks=0 temporary=0"
-	check_site "$f" h "site: 4 calls=50 allocated=500 peak=0 peak_blocks=0 leaked=0 leaked_blocks=0 temporary=50"
+	check_site "$v1" k "site: 1 calls=2 allocated=4112 peak=4096 peak_blocks=1 leaked=4096 leaked_blocks=1 temporary=0"
+	check_site "$v1" g "site: 2 calls=10 allocated=1000 peak=300 peak_blocks=3 leaked=300 leaked_blocks=3 temporary=0"
+	check_site "$v1" f "site: 3 calls=100 allocated=100000 peak=100000 peak_blocks=100 leaked=0 leaked_blocks=0 temporary=0"
+	check_site "$v1" h "site: 4 calls=50 allocated=500 peak=0 peak_blocks=0 leaked=0 leaked_blocks=0 temporary=50"
 	local sum
 	sum=$(awk '/^site: / { for (i = 3; i <= NF; i++)
 		if ($i ~ /^peak=/) s += substr($i, 6) } END { print s + 0 }' "$f")
 	[ "$sum" = 104396 ] || fail "the sites' peak bytes sum to $sum"
 
-	# every other line is a frame or mapping line of the documented form
+	# every other line is a site, frame, stack or mapping line of the
+	# documented form
 	local bad
-	bad=$(sed -n '7,$p' "$f" | grep -v '^site: ' |
-		grep -Ev "$(printf '^frame: 0x[0-9A-F]+ [^\t]+\t[^\t]*$')" |
+	bad=$(sed -n '7,$p' "$f" |
+		grep -Ev '^site: [0-9]+ stack=[0-9]+ calls=[0-9]+ allocated=[0-9]+( [a-z_]+=[0-9]+)*$' |
+		grep -Ev "$(printf '^frame: [0-9]+ 0x[0-9A-F]+ [^\t]+\t[^\t]*$')" |
+		grep -Ev '^stack: [0-9]+ [0-9]+( [0-9]+)+$' |
 		grep -Ev '^mapping: start=0x[0-9A-F]+ end=0x[0-9A-F]+ offset=0x[0-9A-F]+( build_id=[0-9a-f]+)? file=.+$')
 	[ -z "$bad" ] || fail "malformed lines: $bad"
+	# each frame written once: no address on two frame numbers
+	local twice
+	twice=$(awk '/^frame: / && !seen[$3 " " $2]++ { print $3 }' "$f" |
+		sort | uniq -d)
+	[ -z "$twice" ] || fail "addresses under two frame numbers: $twice"
 	# the program's own mapping, with the build ID its ELF notes hold
 	local prog_file id
 	prog_file=$(sed -n 's/^cmd: \([^ ]*\).*/\1/p' "$f")
@@ -111,11 +122,11 @@ check_figures() {
 	fi
 	# f's own frame: its name, then file:line (clang's line tables
 	# name the file as it was compiled: a directory may come first)
-	grep -Eq "$(printf '^frame: 0x[0-9A-F]+ f\t([^\t]*/)?sites\\.c:[0-9]+$')" "$f" ||
+	grep -Eq "$(printf '^frame: [0-9]+ 0x[0-9A-F]+ f\t([^\t]*/)?sites\\.c:[0-9]+$')" "$f" ||
 		fail "no frame 'f<TAB>sites.c:LINE'"
 	# each site's frames reach main
 	local n_main
-	n_main=$(grep -c "$(printf '^frame: 0x[0-9A-F]* main\t')" "$f")
+	n_main=$(grep -c "$(printf '^frame: 0x[0-9A-F]* main\t')" "$v1")
 	[ "$n_main" = 4 ] || fail "$n_main frames of main, want 4"
 }
 
@@ -191,6 +202,8 @@ leak)
 			{ fail "$mode: the leak report differs"; show "$tmp/leak-$mode.err"; }
 		[ "$(sed -n 7p "$sites")" = "leak_check: $mode definite=100/1 indirect=0/0 possible=0/0 reachable=4296/3" ] ||
 			fail "$mode: leak_check line: $(sed -n 7p "$sites")"
+		sites_v1 "$sites" >"$tmp/leak-$mode.v1" || exit 99
+		sites=$tmp/leak-$mode.v1
 		check_site "$sites" k "site: 1 calls=2 allocated=4112 peak=4096 peak_blocks=1 leaked=4096 leaked_blocks=1 temporary=0 definite=0 indirect=0 possible=0 reachable=4096"
 		check_site "$sites" g "site: 2 calls=10 allocated=1000 peak=300 peak_blocks=3 leaked=300 leaked_blocks=3 temporary=0 definite=100 indirect=0 possible=0 reachable=200"
 		# sites with nothing left carry no leak fields

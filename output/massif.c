@@ -29,11 +29,11 @@ emit(FILE *f, const char *fmt, ...)
 	return 0;
 }
 
-/* " ARG", its line breaks written as \n and \r: Massif writes them as
-   they are, and ms_print then stops at its own file ("missing
-   'time_unit' line") when an argument held one ($'a\nb'). */
-static int
-header_arg(FILE *f, const char *arg)
+/* Massif writes an argument's line breaks as they are, and ms_print then
+   stops at its own file ("missing 'time_unit' line") when an argument
+   held one ($'a\nb'). */
+int
+out_header_arg(FILE *f, const char *arg)
 {
 	int rc = emit(f, " ");
 	for (const char *p = arg; !rc && *p;) {
@@ -54,13 +54,13 @@ header_print(FILE *f, const struct out_header *h)
 	int rc = emit(f, "desc:");
 
 	for (size_t i = 0; !rc && i < h->n_desc_args; i++)
-		rc = header_arg(f, h->desc_args[i]);
+		rc = out_header_arg(f, h->desc_args[i]);
 	if (!rc && !h->n_desc_args)
 		rc = emit(f, " (none)");
 	if (!rc)
 		rc = emit(f, "\ncmd:");
 	for (size_t i = 0; !rc && i < h->cmd_argc; i++)
-		rc = header_arg(f, h->cmd_argv[i]);
+		rc = out_header_arg(f, h->cmd_argv[i]);
 	if (!rc)
 		rc = emit(f, "\ntime_unit: %s\n",
 			  ht_time_unit_name(h->time_unit));

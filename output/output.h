@@ -25,6 +25,10 @@ struct out_header {
 	uint64_t sampling_seed;
 };
 
+/* Write " ARG" to F, a line break in ARG as \n (\r as \r), for header
+   lines (cmd:, desc:) that must stay one line. Returns 0 or -errno. */
+int out_header_arg(FILE *f, const char *arg);
+
 /* Write ENG's snapshots in massif.out format to F, frames described by SYM.
    Returns 0 or -errno. */
 int out_massif_fprint(FILE *f, const struct out_header *h,

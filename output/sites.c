@@ -218,7 +218,7 @@ write_header(FILE *f, long pid, const struct out_header *h,
 {
 	int rc = emit(f, "heaptrace-sites: 2\npid: %ld\ncmd:", pid);
 	for (size_t i = 0; !rc && i < h->cmd_argc; i++)
-		rc = emit(f, " %s", h->cmd_argv[i]);
+		rc = out_header_arg(f, h->cmd_argv[i]);
 	if (!rc)
 		rc = emit(f, "\ntime_unit: %s\n",
 			  ht_time_unit_name(h->time_unit));

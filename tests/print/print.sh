@@ -14,7 +14,7 @@
 #   errors      bad options, missing and malformed files: one line on
 #               stderr, exit status 2, nothing on stdout
 #   newline     an argument holding a line break: heaptrace writes it as
-#               \n, which ms_print reads; Massif writes it raw, which
+#               \n (massif.out and .sites), which ms_print and report read; Massif writes it raw, which
 #               ms_print refuses and heaptrace print reads
 #   garbled     truncated and garbled files never crash the reader:
 #               exit 0 or 2 (run it under ASan to mean something)
@@ -218,6 +218,10 @@ case_newline() {
 	[ "$(sed -n 2p "$tmp/nl.out")" = 'cmd: /bin/echo a\nb' ] ||
 		fail "the cmd: line: $(sed -n 2,3p "$tmp/nl.out")"
 	all_same "$tmp/nl.out"
+	[ "$(sed -n 3p "$tmp/nl.out.sites")" = 'cmd: /bin/echo a\nb' ] ||
+		fail "the .sites cmd: line: $(sed -n 3,4p "$tmp/nl.out.sites")"
+	"$heaptrace" report "$tmp/nl.out" >"$tmp/report" 2>&1 ||
+		fail "report of the run: $(head -3 "$tmp/report")"
 	# Massif's own file for that command (3.19 writes the break raw)
 	cp "$here/cases/example.out" "$tmp/raw.out"
 	(cd "$tmp" && ms_print raw.out) | sed '/^Command:/s/$/ a\

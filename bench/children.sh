@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # What following children costs (README "Programs that exec"): wall and
 # CPU time (user + system, heaptrace's and the target's) of `make check`
-# on tests/run/makeproj (cc1 twice, as, collect2, ld, the test) and of a
-# local `git clone` of this checkout, each N times, natively and under
+# on tests/run/makeproj (cc1 twice, as, collect2, ld, the test), of a
+# local `git clone` of this checkout (hard links: git-upload-pack only)
+# and of `git clone --no-local` (pack-objects, index-pack), each N times,
+# natively and under
 # `heaptrace run` with --follow-exec=wrappers (the default before
 # issue 26), the default (work) and --trace-children=yes; the median of
 # each, its ratio to native, and the profiles written.
@@ -39,6 +41,7 @@ one() {
 	case $w in
 	make) set -- "$@" make -s -f "$PROJ/Makefile" SRC="$PROJ" OUT="$W/out" check ;;
 	clone) set -- "$@" git clone -q "$SRC" "$W/clone" ;;
+	pack) set -- "$@" git clone -q --no-local "$SRC" "$W/clone" ;;
 	esac
 	/usr/bin/time -f '%e %U %S' -o "$W/time" "$@" >/dev/null 2>"$W/err" || {
 		echo "bench/children.sh: $w: failed:" >&2; cat "$W/err" >&2; exit 1; }
@@ -53,7 +56,7 @@ median() { # FILE COLUMN
 }
 
 printf '%-6s %-9s %8s %8s %8s %8s %6s\n' workload mode wall_s ratio cpu_s ratio files
-for w in make clone; do
+for w in make clone pack; do
 	for i in $(seq "$N"); do
 		for mode in native wrappers default children; do
 			one "$w" "$mode"

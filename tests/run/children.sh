@@ -14,10 +14,10 @@
 #             as, collect2, echo), which the hint names in at most 70
 #             characters with --trace-children=yes; make's output and
 #             exit status as without heaptrace (a failing make too)
-#   yes       --trace-children=yes: every program's profile (as and cc
-#             too), no hint
-#   no        --trace-children=no given: the rule before (wrappers only):
-#             the program's profile, none for cc1 or ld, named in the hint
+#   options   --trace-children=yes: every program's profile (as and cc
+#             too), no hint; --trace-children=no given: the rule before
+#             (wrappers only): the program's profile, none for cc1 or ld,
+#             cc1 named in the hint
 #   compat    --massif-compat=yes: Massif's rule, no exec followed: no
 #             profile of cc, cc1 or the program; the hint names cc and the
 #             program; with --trace-children=yes, cc1's and the program's
@@ -143,16 +143,13 @@ default)
 	cmp -s <(grep -v '^heaptrace' "$tmp/dflt-fail.err") "$tmp/native-fail.err" ||
 		fail "make nosuchtarget: stderr differs: $(cat "$tmp/dflt-fail.err")"
 	;;
-yes)
+options)
 	build native
 	build yes --trace-children=yes
 	same_as_native yes native
 	for p in make cc1 ld grow cc as echo; do has yes "$p"; done
 	exact yes
 	hint yes
-	;;
-no)
-	build native
 	build no --trace-children=no
 	same_as_native no native
 	has no grow 1

@@ -176,15 +176,13 @@ static const struct opt_spec specs[] = {
 	  .help = "wrappers: a process whose heap stayed below 1 MiB (and "
 		  "no snapshot taken) is a wrapper when it execs (a shell "
 		  "script, a pyenv shim): the exec is followed, its profile "
-		  "dropped, the new program profiled under the same pid; "
-		  "what a program behind a wrapper forks while below 1 MiB "
-		  "is not profiled (README, \"Programs that exec\"); work: "
-		  "wrappers, and every other exec followed too (make's cc1, "
-		  "ld, tests), but a program so reached whose heap stayed "
-		  "below 1 MiB is not written (--trace-children=yes writes "
-		  "it); no: --trace-children alone decides, as in Massif; "
-		  "auto: work, wrappers when --trace-children or "
-		  "--leak-check is given, no with --massif-compat=yes" },
+		  "dropped; what a program behind a wrapper forks while "
+		  "below 1 MiB is not profiled; work: wrappers, and other "
+		  "execs followed too, a program so reached that stayed "
+		  "below 1 MiB not written; no: --trace-children alone "
+		  "decides, as in Massif; auto: work (wrappers given "
+		  "--trace-children or --leak-check, no with "
+		  "--massif-compat=yes)" },
 	{ .name = "--backend", .kind = OPT_CHOICE, .off = FIELD(backend),
 	  .def = "auto", .choices = backend_names, .group = GROUP_OWN,
 	  .help = "how allocator calls are caught: inline records them in "

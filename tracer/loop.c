@@ -105,11 +105,13 @@ set_regs_and_resume(struct tracer *t, struct tracee *tc,
    (no heap is measured), nor for attach (what ran before is unseen).
 
    --follow-exec=work (the default) follows every other exec too: make's
-   cc1, ld and tests, git's helpers. A program so reached in a process
-   other than the target's own, whose heap stayed below WRAPPER_HEAP_MAX
-   (cc's driver, as, echo), is dropped unwritten at its end: make's small
-   build wrote 12 profiles, 5 of them with a heap above 1 MiB. Its name
-   goes into the summary's hint, as does an exec not followed. */
+   cc1 and ld, git's pack-objects. A program only work's rule reached (an
+   exec no wrapper made, or made by a process forked behind a wrapper),
+   and whatever it forks or becomes through wrappers, is dropped unwritten
+   at its end when its heap stayed below WRAPPER_HEAP_MAX (as, collect2):
+   a program the rule before wrote (a shell's child's) is still written,
+   however small. Its name goes into the summary's hint, as does an exec
+   not followed. */
 
 #define WRAPPER_HEAP_MAX (1024 * 1024) /* bash running pyenv's scripts: 116 KiB */
 
@@ -121,8 +123,8 @@ struct watched {
 	bool over;             /* not a wrapper: the heap reached
 				  WRAPPER_HEAP_MAX, or a snapshot was taken */
 	bool via_wrapper;      /* its program came from a wrapper's exec */
-	bool droppable;        /* not written unless OVER (--follow-exec=
-				  work's exec in a process not the target) */
+	bool droppable;        /* not written unless OVER: only
+				  --follow-exec=work reached it */
 	char name[32];         /* its program's file name, for the hint */
 };
 
@@ -633,6 +635,9 @@ on_exec(struct tracer *t, struct tracee *tc)
 	bool initial = !p->setup_done && !p->profiling && !t->started;
 	bool wrapper = !initial && watch_is_wrapper(p);
 	bool follow = t->opt->trace_children || (watch && watch->work);
+	/* Reached by work's rule only, or through wrappers from such. */
+	bool droppable = watch && watch->work && !t->opt->trace_children &&
+		(wrapper ? watched_get(p->pid)->droppable : !initial);
 	if (wrapper && watch->wrappers) {
 		/* Its profile is dropped: the new program's replaces it. */
 		ht_debug("process %d: exec with less than %u B of heap "
@@ -686,8 +691,7 @@ on_exec(struct tracer *t, struct tracee *tc)
 		ht_warn("process %d: cannot plant probes: %s", (int)p->pid,
 			ht_strerror(err));
 	if (watch)
-		watch->next_droppable = !initial && watch->work &&
-			!t->opt->trace_children && p->pid != t->target;
+		watch->next_droppable = droppable;
 	tracer_start_profile(t, p, initial ? 0 : p->pid);
 	if (t->opt->pages_as_heap)
 		pagecalls_startup(t, p, tc->tid);

@@ -178,7 +178,7 @@ static const struct opt_spec specs[] = {
 		  "script, a pyenv shim): the exec is followed, its profile "
 		  "dropped; what a program behind a wrapper forks while "
 		  "below 1 MiB is not profiled; work: wrappers, and other "
-		  "execs followed too, a program so reached that stayed "
+		  "execs followed too, a program only it reaches that stayed "
 		  "below 1 MiB not written; no: --trace-children alone "
 		  "decides, as in Massif; auto: work (wrappers given "
 		  "--trace-children or --leak-check, no with "

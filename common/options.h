@@ -23,8 +23,8 @@ enum ht_follow_exec {
 				    --leak-check is given; no with
 				    --massif-compat=yes */
 	HT_FOLLOW_EXEC_WORK,     /* wrappers, and every other exec followed;
-				    a program so reached that stayed below
-				    1 MiB of heap is not written */
+				    a program only this reaches that stayed
+				    below 1 MiB of heap is not written */
 	HT_FOLLOW_EXEC_WRAPPERS, /* a wrapper's exec is followed, its profile
 				    dropped: the program it becomes is
 				    profiled in its place */

@@ -125,7 +125,7 @@ struct watched {
 	bool via_wrapper;      /* its program came from a wrapper's exec */
 	bool droppable;        /* not written unless OVER: only
 				  --follow-exec=work reached it */
-	char name[32];         /* its program's file name, for the hint */
+	char name[32];         /* its program's name (comm), for the hint */
 };
 
 #define MISSING_MAX 32 /* program names kept for the hint */

@@ -105,8 +105,10 @@ set_regs_and_resume(struct tracer *t, struct tracee *tc,
    (no heap is measured), nor for attach (what ran before is unseen).
 
    --follow-exec=work (the default) follows every other exec too: make's
-   cc1 and ld, git's pack-objects. A program only work's rule reached (an
-   exec no wrapper made, or made by a process forked behind a wrapper),
+   cc1 and ld, git's pack-objects; not those of a shim's helpers (forked
+   behind a wrapper in the target's own process: UNPROFILED_TARGET). A
+   program only work's rule reached (an exec no wrapper made, or made by
+   a process forked behind a wrapper),
    and whatever it forks or becomes through wrappers, is dropped unwritten
    at its end when its heap stayed below WRAPPER_HEAP_MAX (as, collect2):
    a program the rule before wrote (a shell's child's) is still written,
@@ -128,6 +130,13 @@ struct watched {
 	char name[32];         /* its program's name (comm), for the hint */
 };
 
+/* A process forked behind a wrapper, and its children: the target's own
+   (a shim's helpers: pyenv's forked 21 under work, which followed their
+   execs for 0.6 s more of a 1 s run) or another process's (make's cc
+   driver: its cc1 and ld are followed under work). */
+#define UNPROFILED_ELSEWHERE 1
+#define UNPROFILED_TARGET 2
+
 #define MISSING_MAX 32 /* program names kept for the hint */
 #define HINT_NAMES 26  /* of the hint's 70 characters */
 
@@ -136,7 +145,8 @@ struct exec_watch {
 	struct tracer_sink sink;        /* REAL with EVENT and SNAPSHOT
 					   watched */
 	struct u64map procs;       /* pid -> struct watched * */
-	struct u64map unprofiled;  /* pids forked by wrappers, no profile */
+	struct u64map unprofiled;  /* pids forked by wrappers, no profile:
+				      pid -> UNPROFILED_* */
 	bool wrappers;             /* --follow-exec resolved to wrappers */
 	bool work;                 /* ... to work: every exec followed */
 	bool next_via_wrapper;     /* the profile starting follows one */
@@ -278,10 +288,13 @@ watch_defers_fork(const struct tproc *p)
 	return w && w->via_wrapper && !w->over;
 }
 
-static bool
+/* PID's UNPROFILED_* kind, 0 when profiled or not watched. */
+static uint64_t
 unprofiled(pid_t pid)
 {
-	return watch && u64map_get(&watch->unprofiled, (uint64_t)pid);
+	uint64_t *v = watch ? u64map_get(&watch->unprofiled, (uint64_t)pid)
+			    : NULL;
+	return v ? *v : 0;
 }
 
 /* PID, never profiled, ends: exits, or EXECD a program not followed. */
@@ -573,11 +586,14 @@ tracer_on_new_task(struct tracer *t, struct tracee *tc, int event)
 		if (tc->proc->profiling && watch_defers_fork(tc->proc)) {
 			ht_debug("process %d: forked by the wrapper %d: not "
 				 "profiled", (int)child, (int)tc->proc->pid);
-			u64map_put(&watch->unprofiled, (uint64_t)child, 1);
+			u64map_put(&watch->unprofiled, (uint64_t)child,
+				   tc->proc->pid == t->target
+				   ? UNPROFILED_TARGET : UNPROFILED_ELSEWHERE);
 		} else if (tc->proc->profiling) {
 			tracer_start_profile(t, p, tc->proc->pid);
 		} else if (unprofiled(tc->proc->pid)) {
-			u64map_put(&watch->unprofiled, (uint64_t)child, 1);
+			u64map_put(&watch->unprofiled, (uint64_t)child,
+				   unprofiled(tc->proc->pid));
 		}
 	}
 	struct tracee *ntc = tracee_get(t, child);
@@ -634,7 +650,8 @@ on_exec(struct tracer *t, struct tracee *tc)
 	alloc_pending_clear(tc);
 	bool initial = !p->setup_done && !p->profiling && !t->started;
 	bool wrapper = !initial && watch_is_wrapper(p);
-	bool follow = t->opt->trace_children || (watch && watch->work);
+	bool follow = t->opt->trace_children || (watch && watch->work &&
+		unprofiled(p->pid) != UNPROFILED_TARGET);
 	/* Reached by work's rule only, or through wrappers from such. */
 	bool droppable = watch && watch->work && !t->opt->trace_children &&
 		(wrapper ? watched_get(p->pid)->droppable : !initial);

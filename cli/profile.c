@@ -913,6 +913,18 @@ on_process_end(void *ctx, pid_t pid, uint64_t time, const char *backend)
 	profile_free(pr);
 }
 
+static void
+on_process_drop(void *ctx, pid_t pid)
+{
+	struct profiler *prof = ctx;
+	struct profile *pr = profile_get(prof, pid);
+	if (!pr)
+		return;
+	on_demand_end(pr);
+	profile_forget(prof, pid);
+	profile_free(pr);
+}
+
 struct profiler *
 profiler_new(const struct ht_options *opt, char *const argv[])
 {
@@ -964,6 +976,7 @@ profiler_sink(struct profiler *prof)
 		.heap_bytes = on_heap_bytes,
 		.known_rule_pcs = on_known_rule_pcs,
 		.process_end = on_process_end,
+		.process_drop = on_process_drop,
 		.snapshot = on_snapshot,
 		.leak_check = prof->opt->leak_check != HT_LEAK_CHECK_NO
 			? on_leak_check : NULL,

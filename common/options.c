@@ -48,8 +48,8 @@ struct opt_spec {
 	enum opt_kind kind;
 	size_t off;        /* the field in struct ht_options */
 	size_t count_off;  /* OPT_LIST: its size_t count; OPT_U64, and
-			      OPT_UINT or OPT_POW2 when not 0: its bool
-			      "given" */
+			      OPT_BOOL, OPT_UINT or OPT_POW2 when not 0: its
+			      bool "given" */
 	const char *def;   /* the default as it would be typed; NULL: none */
 	double lo, hi;
 	const char *const *choices; /* OPT_CHOICE: NULL-terminated */
@@ -69,6 +69,7 @@ static const char *const backend_names[] = {
 
 static const char *const follow_exec_names[] = {
 	[HT_FOLLOW_EXEC_AUTO] = "auto",
+	[HT_FOLLOW_EXEC_WORK] = "work",
 	[HT_FOLLOW_EXEC_WRAPPERS] = "wrappers",
 	[HT_FOLLOW_EXEC_NO] = "no",
 	NULL,
@@ -153,6 +154,7 @@ static const struct opt_spec specs[] = {
 	  .help = "keep the frames below main() in the trees" },
 	{ .name = "--trace-children", .kind = OPT_BOOL,
 	  .off = FIELD(trace_children), .def = "no", .group = GROUP_CORE,
+	  .count_off = FIELD(trace_children_given),
 	  .help = "keep profiling a process after it execs a new program" },
 	{ .name = "--stats", .kind = OPT_BOOL,
 	  .off = FIELD(stats), .def = "no", .group = GROUP_CORE,
@@ -174,11 +176,13 @@ static const struct opt_spec specs[] = {
 	  .help = "wrappers: a process whose heap stayed below 1 MiB (and "
 		  "no snapshot taken) is a wrapper when it execs (a shell "
 		  "script, a pyenv shim): the exec is followed, its profile "
-		  "dropped, the new program profiled under the same pid; "
-		  "what a program behind a wrapper forks while below 1 MiB "
-		  "is not profiled (README, \"Programs that exec\"); no: "
-		  "--trace-children alone decides, as in Massif; auto: "
-		  "wrappers, but no with --massif-compat=yes" },
+		  "dropped; what a program behind a wrapper forks while "
+		  "below 1 MiB is not profiled; work: wrappers, and other "
+		  "execs followed too, a program only it reaches that stayed "
+		  "below 1 MiB not written; no: --trace-children alone "
+		  "decides, as in Massif; auto: work (wrappers given "
+		  "--trace-children or --leak-check, no with "
+		  "--massif-compat=yes)" },
 	{ .name = "--backend", .kind = OPT_CHOICE, .off = FIELD(backend),
 	  .def = "auto", .choices = backend_names, .group = GROUP_OWN,
 	  .help = "how allocator calls are caught: inline records them in "
@@ -519,6 +523,8 @@ value_set(struct ht_options *opt, const struct opt_spec *o, const char *val,
 		if (strcmp(val, "yes") && strcmp(val, "no"))
 			return reject(o, val, err, errlen);
 		*(bool *)field = !strcmp(val, "yes");
+		if (o->count_off)
+			*(bool *)((char *)opt + o->count_off) = true;
 		return 0;
 	case OPT_UINT:
 	case OPT_POW2:

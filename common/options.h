@@ -19,7 +19,12 @@ enum ht_time_unit {
 /* --follow-exec: what an exec in a process that did little before it
    means (tracer/loop.c, "Exec wrappers"). */
 enum ht_follow_exec {
-	HT_FOLLOW_EXEC_AUTO,     /* wrappers, but no with --massif-compat=yes */
+	HT_FOLLOW_EXEC_AUTO,     /* work; wrappers when --trace-children or
+				    --leak-check is given; no with
+				    --massif-compat=yes */
+	HT_FOLLOW_EXEC_WORK,     /* wrappers, and every other exec followed;
+				    a program only this reaches that stayed
+				    below 1 MiB of heap is not written */
 	HT_FOLLOW_EXEC_WRAPPERS, /* a wrapper's exec is followed, its profile
 				    dropped: the program it becomes is
 				    profiled in its place */
@@ -73,6 +78,7 @@ struct ht_options {
 	bool show_below_main;    /* --show-below-main=no */
 	bool stats;              /* --stats=no */
 	bool trace_children;     /* --trace-children=no: follow exec'd children */
+	bool trace_children_given; /* ... typed on the command line */
 	enum ht_follow_exec follow_exec; /* --follow-exec=auto (heaptrace's) */
 
 	/* heaptrace's own. */

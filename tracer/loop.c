@@ -102,7 +102,18 @@ set_regs_and_resume(struct tracer *t, struct tracee *tc,
    exec, while that program is still below the limit, is traced but not
    profiled (so are its own children); it gets a profile only when
    --trace-children=yes follows an exec of it. Not with --pages-as-heap
-   (no heap is measured), nor for attach (what ran before is unseen). */
+   (no heap is measured), nor for attach (what ran before is unseen).
+
+   --follow-exec=work (the default) follows every other exec too: make's
+   cc1 and ld, git's pack-objects; not those of a shim's helpers (forked
+   behind a wrapper in the target's own process: UNPROFILED_TARGET). A
+   program only work's rule reached (an exec no wrapper made, or made by
+   a process forked behind a wrapper),
+   and whatever it forks or becomes through wrappers, is dropped unwritten
+   at its end when its heap stayed below WRAPPER_HEAP_MAX (as, collect2):
+   a program the rule before wrote (a shell's child's) is still written,
+   however small. Its name goes into the summary's hint, as does an exec
+   not followed. */
 
 #define WRAPPER_HEAP_MAX (1024 * 1024) /* bash running pyenv's scripts: 116 KiB */
 
@@ -114,20 +125,39 @@ struct watched {
 	bool over;             /* not a wrapper: the heap reached
 				  WRAPPER_HEAP_MAX, or a snapshot was taken */
 	bool via_wrapper;      /* its program came from a wrapper's exec */
+	bool droppable;        /* not written unless OVER: only
+				  --follow-exec=work reached it */
+	char name[32];         /* its program's name (comm), for the hint */
 };
+
+/* A process forked behind a wrapper, and its children: the target's own
+   (a shim's helpers: pyenv's forked 21 under work, which followed their
+   execs for 0.6 s more of a 1 s run) or another process's (make's cc
+   driver: its cc1 and ld are followed under work). */
+#define UNPROFILED_ELSEWHERE 1
+#define UNPROFILED_TARGET 2
+
+#define MISSING_MAX 32 /* program names kept for the hint */
+#define HINT_NAMES 26  /* of the hint's 70 characters */
 
 struct exec_watch {
 	const struct tracer_sink *real; /* the profiler's */
 	struct tracer_sink sink;        /* REAL with EVENT and SNAPSHOT
 					   watched */
 	struct u64map procs;       /* pid -> struct watched * */
-	struct u64map unprofiled;  /* pids forked by wrappers, no profile */
+	struct u64map unprofiled;  /* pids forked by wrappers, no profile:
+				      pid -> UNPROFILED_* */
 	bool wrappers;             /* --follow-exec resolved to wrappers */
+	bool work;                 /* ... to work: every exec followed */
 	bool next_via_wrapper;     /* the profile starting follows one */
+	bool next_droppable;       /* the profile starting may be dropped */
 	unsigned n_wrappers;       /* wrappers' execs followed */
 	unsigned n_unprofiled;     /* processes ended without a profile */
 	unsigned n_unfollowed;     /* ... of which exec'd, not followed */
-	bool hinted;               /* the line on an exec not followed */
+	/* Programs not profiled (execs not followed) or dropped, by name,
+	   each once; how many more there were. */
+	char missing[MISSING_MAX][32];
+	unsigned n_missing, n_missing_more;
 	/* The last process looked up: every event asks, nearly always for
 	   the same process, and a map lookup per event is the consumer's
 	   time. */
@@ -183,6 +213,36 @@ watch_snapshot(void *ctx, pid_t pid, uint64_t time)
 	watch->real->snapshot(ctx, pid, time);
 }
 
+/* The name of the program PID runs, as exec gave it (its comm: "as"
+   where its file is x86_64-linux-gnu-as), or "?". */
+static void
+program_name(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f || !fgets(buf, (int)len, f))
+		snprintf(buf, len, "?");
+	if (f)
+		fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* NAME, a program left unprofiled, for the hint: once each. */
+static void
+missing_add(const char *name)
+{
+	for (unsigned i = 0; i < watch->n_missing; i++)
+		if (!strcmp(watch->missing[i], name))
+			return;
+	if (watch->n_missing == MISSING_MAX) {
+		watch->n_missing_more++;
+		return;
+	}
+	snprintf(watch->missing[watch->n_missing++], sizeof(*watch->missing),
+		 "%s", name);
+}
+
 /* PID's profile starts: as the target's first program (PARENT 0), after
    an exec (PARENT == PID), or as a fork of PARENT (a copy of its state). */
 static void
@@ -199,10 +259,15 @@ watch_start(pid_t pid, pid_t parent)
 	if (from) {
 		w->over = from->over;
 		w->via_wrapper = from->via_wrapper;
-	} else if (parent == pid) {
-		w->via_wrapper = watch->next_via_wrapper;
+		w->droppable = from->droppable;
+		memcpy(w->name, from->name, sizeof(w->name));
+	} else {
+		w->via_wrapper = parent == pid && watch->next_via_wrapper;
+		w->droppable = parent == pid && watch->next_droppable;
+		program_name(pid, w->name, sizeof(w->name));
 	}
 	watch->next_via_wrapper = false;
+	watch->next_droppable = false;
 	u64map_put(&watch->procs, (uint64_t)pid, (uint64_t)(uintptr_t)w);
 }
 
@@ -223,10 +288,13 @@ watch_defers_fork(const struct tproc *p)
 	return w && w->via_wrapper && !w->over;
 }
 
-static bool
+/* PID's UNPROFILED_* kind, 0 when profiled or not watched. */
+static uint64_t
 unprofiled(pid_t pid)
 {
-	return watch && u64map_get(&watch->unprofiled, (uint64_t)pid);
+	uint64_t *v = watch ? u64map_get(&watch->unprofiled, (uint64_t)pid)
+			    : NULL;
+	return v ? *v : 0;
 }
 
 /* PID, never profiled, ends: exits, or EXECD a program not followed. */
@@ -239,24 +307,51 @@ unprofiled_end(pid_t pid, bool execd)
 	}
 }
 
-/* One line, the first time an exec is not followed: what and how. */
+/* PID exec'd a program that is not followed: named in the hint. */
 static void
-watch_hint(struct tracer *t, const struct tproc *p, bool wrapper)
+unfollowed_exec(pid_t pid)
 {
-	if (!watch || watch->hinted)
+	if (!watch)
 		return;
-	watch->hinted = true;
-	char path[64], exe[PATH_MAX];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		n = snprintf(exe, sizeof(exe), "another program");
-	exe[n] = 0;
-	ht_note("process %d exec'd %s, which is not profiled%s: "
-		"--trace-children=yes follows it%s", (int)p->pid, exe,
-		t->opt->massif_compat ? " (as under Massif)" : "",
-		wrapper ? " (--follow-exec=wrappers too: the program before "
-			  "it used less than 1 MiB of heap)" : "");
+	char name[32];
+	program_name(pid, name, sizeof(name));
+	missing_add(name);
+	unprofiled_end(pid, true);
+}
+
+/* P's profile ends: is it dropped unwritten (watched, droppable)? */
+static bool
+watch_drops(struct tracer *t, const struct tproc *p)
+{
+	struct watched *w = watched_get(p->pid);
+	if (!w || !w->droppable || w->over || !t->sink->process_drop)
+		return false;
+	missing_add(w->name);
+	return true;
+}
+
+/* The hint: "cc, as, collect2 not profiled: --trace-children=yes",
+   the names cut to HINT_NAMES characters ("+3" for the rest). */
+static void
+missing_hint(void)
+{
+	char names[HINT_NAMES + 8];
+	size_t len = 0;
+	unsigned i;
+	for (i = 0; i < watch->n_missing; i++) {
+		const char *n = watch->missing[i];
+		if (len + strlen(n) + (i ? 2 : 0) > HINT_NAMES && i)
+			break;
+		len += (size_t)snprintf(names + len, sizeof(names) - len,
+					"%s%.*s", i ? ", " : "",
+					HINT_NAMES, n);
+		if (len >= sizeof(names))
+			len = sizeof(names) - 1;
+	}
+	unsigned rest = watch->n_missing - i + watch->n_missing_more;
+	if (rest)
+		snprintf(names + len, sizeof(names) - len, ", +%u", rest);
+	ht_note("%s not profiled: --trace-children=yes", names);
 }
 
 void
@@ -273,8 +368,15 @@ tracer_watch_install(struct tracer *t, const struct tracer_sink *real)
 		watch->sink.snapshot = watch_snapshot;
 	u64map_init(&watch->procs);
 	u64map_init(&watch->unprofiled);
-	watch->wrappers = opt->follow_exec == HT_FOLLOW_EXEC_WRAPPERS ||
-		(opt->follow_exec == HT_FOLLOW_EXEC_AUTO && !opt->massif_compat);
+	bool aut = opt->follow_exec == HT_FOLLOW_EXEC_AUTO &&
+		   !opt->massif_compat;
+	/* Whoever asks for --trace-children or a leak report for each
+	   process gets that, not more processes nor fewer profiles. */
+	watch->work = opt->follow_exec == HT_FOLLOW_EXEC_WORK ||
+		(aut && !opt->trace_children_given &&
+		 opt->leak_check == HT_LEAK_CHECK_NO);
+	watch->wrappers = watch->work || aut ||
+		opt->follow_exec == HT_FOLLOW_EXEC_WRAPPERS;
 	t->sink = &watch->sink;
 }
 
@@ -287,17 +389,13 @@ tracer_watch_finish(struct tracer *t)
 	uint64_t key, val;
 	while (u64map_next(&watch->unprofiled, &pos, &key, &val))
 		watch->n_unprofiled++;
-	unsigned n = watch->n_unprofiled, x = watch->n_unfollowed;
-	if (n && x)
-		ht_note("%u process%s forked by exec wrappers %s not profiled; "
-			"%u exec'd another program, which --trace-children=yes "
-			"profiles", n, n > 1 ? "es" : "", n > 1 ? "were" : "was",
-			x);
-	else if (n)
-		ht_note("%u process%s forked by exec wrappers %s not profiled "
-			"(--follow-exec=no --trace-children=yes profiles %s)",
-			n, n > 1 ? "es" : "", n > 1 ? "were" : "was",
-			n > 1 ? "them" : "it");
+	if (watch->n_missing)
+		missing_hint();
+	/* Helpers forked behind wrappers that never exec'd. */
+	unsigned n = watch->n_unprofiled - watch->n_unfollowed;
+	if (n)
+		ht_note("%u wrapper fork%s not profiled: --follow-exec=no "
+			"--trace-children=yes", n, n > 1 ? "s" : "");
 	ht_debug("exec wrappers followed: %u", watch->n_wrappers);
 	pos = 0;
 	while (u64map_next(&watch->procs, &pos, &key, &val)) {
@@ -327,6 +425,11 @@ tracer_end_profile(struct tracer *t, struct tproc *p)
 	if (!p->profiling)
 		return;
 	p->profiling = false;
+	if (watch_drops(t, p)) {
+		watched_free(p->pid);
+		t->sink->process_drop(t->sink->ctx, p->pid);
+		return;
+	}
 	watched_free(p->pid);
 	t->sink->process_end(t->sink->ctx, p->pid, tracer_clock(t, p),
 			     backend_name(t, p));
@@ -483,11 +586,14 @@ tracer_on_new_task(struct tracer *t, struct tracee *tc, int event)
 		if (tc->proc->profiling && watch_defers_fork(tc->proc)) {
 			ht_debug("process %d: forked by the wrapper %d: not "
 				 "profiled", (int)child, (int)tc->proc->pid);
-			u64map_put(&watch->unprofiled, (uint64_t)child, 1);
+			u64map_put(&watch->unprofiled, (uint64_t)child,
+				   tc->proc->pid == t->target
+				   ? UNPROFILED_TARGET : UNPROFILED_ELSEWHERE);
 		} else if (tc->proc->profiling) {
 			tracer_start_profile(t, p, tc->proc->pid);
 		} else if (unprofiled(tc->proc->pid)) {
-			u64map_put(&watch->unprofiled, (uint64_t)child, 1);
+			u64map_put(&watch->unprofiled, (uint64_t)child,
+				   unprofiled(tc->proc->pid));
 		}
 	}
 	struct tracee *ntc = tracee_get(t, child);
@@ -544,6 +650,11 @@ on_exec(struct tracer *t, struct tracee *tc)
 	alloc_pending_clear(tc);
 	bool initial = !p->setup_done && !p->profiling && !t->started;
 	bool wrapper = !initial && watch_is_wrapper(p);
+	bool follow = t->opt->trace_children || (watch && watch->work &&
+		unprofiled(p->pid) != UNPROFILED_TARGET);
+	/* Reached by work's rule only, or through wrappers from such. */
+	bool droppable = watch && watch->work && !t->opt->trace_children &&
+		(wrapper ? watched_get(p->pid)->droppable : !initial);
 	if (wrapper && watch->wrappers) {
 		/* Its profile is dropped: the new program's replaces it. */
 		ht_debug("process %d: exec with less than %u B of heap "
@@ -554,13 +665,9 @@ on_exec(struct tracer *t, struct tracee *tc)
 		p->profiling = false; /* nothing reaches the old profile */
 	} else if (!initial) {
 		tracer_end_profile(t, p);
-		if (!t->opt->trace_children) {
-			if (unprofiled(p->pid))
-				unprofiled_end(p->pid, true);
-			else
-				watch_hint(t, p, wrapper);
-		}
-		if (!t->opt->trace_children && t->opt->pages_as_heap) {
+		if (!follow)
+			unfollowed_exec(p->pid);
+		if (!follow && t->opt->pages_as_heap) {
 			/* Valgrind stops following a program at its exec, but
 			   our seccomp filter cannot be removed: its calls would
 			   fail untraced. Followed, never profiled. */
@@ -568,7 +675,7 @@ on_exec(struct tracer *t, struct tracee *tc)
 			resume(t, tc, 0);
 			return;
 		}
-		if (!t->opt->trace_children) {
+		if (!follow) {
 			/* Valgrind stops following a program at its exec. */
 			ptrace(PTRACE_DETACH, tc->tid, NULL, NULL);
 			lifecycle_thread_remove(t, tc);
@@ -600,6 +707,8 @@ on_exec(struct tracer *t, struct tracee *tc)
 	if (err)
 		ht_warn("process %d: cannot plant probes: %s", (int)p->pid,
 			ht_strerror(err));
+	if (watch)
+		watch->next_droppable = droppable;
 	tracer_start_profile(t, p, initial ? 0 : p->pid);
 	if (t->opt->pages_as_heap)
 		pagecalls_startup(t, p, tc->tid);

@@ -93,6 +93,10 @@ struct tracer_sink {
 	   BACKEND names how its allocator calls were caught. */
 	void (*process_end)(void *ctx, pid_t pid, uint64_t time,
 			    const char *backend);
+	/* PID's profile ends unwritten, in place of its process_end (a
+	   small program --follow-exec=work reached). May be NULL: then
+	   every profile is written. */
+	void (*process_drop)(void *ctx, pid_t pid);
 	/* A snapshot of PID's profile so far was asked for (SIGUSR1 sent
 	   to heaptrace): every call PID made before the request has been
 	   reported. TIME is PID's clock now, as for process_start. Called

@@ -63,6 +63,8 @@ test_defaults(void)
 	CHECK(o.alignment == 16);
 	CHECK(!o.show_below_main);
 	CHECK(!o.trace_children);
+	CHECK(!o.trace_children_given);
+	CHECK(o.follow_exec == HT_FOLLOW_EXEC_AUTO);
 	CHECK(!o.massif_compat);
 	CHECK(!o.quiet);
 	CHECK(!o.verbose);
@@ -225,6 +227,15 @@ test_booleans(void)
 	ACCEPT_BOOL("show-below-main", show_below_main);
 	ACCEPT_BOOL("trace-children", trace_children);
 	ACCEPT_BOOL("massif-compat", massif_compat);
+	/* --follow-exec=auto asks whether --trace-children was typed */
+	struct ht_options o;
+	char e[256];
+	ht_options_init(&o);
+	CHECK(apply1(&o, "--trace-children=no", e, sizeof(e)) == 0);
+	CHECK(o.trace_children_given && !o.trace_children);
+	CHECK(apply1(&o, "--follow-exec=work", e, sizeof(e)) == 0);
+	CHECK(o.follow_exec == HT_FOLLOW_EXEC_WORK);
+	ht_options_fini(&o);
 	reject("--heap", "--heap: needs a value, as in --heap=yes|no");
 	reject("--depth", "--depth: needs a value, as in --depth=<1..200>");
 }

@@ -16,24 +16,28 @@
 #   chain            sh shim execs `env bash shim2`, which execs WRAPPED
 #   children-yes     shim with --trace-children=yes: the same one profile
 #   c-wrapper        WRAPEXEC 1000 WRAPPED (a C wrapper): WRAPPED's profile
-#   not-wrapper      WRAPEXEC 3000000 WRAPPED: no wrapper (3 MB): as
-#                    before, WRAPEXEC's profile and a one-line hint naming
-#                    --trace-children=yes; with it, WRAPPED's profile
+#   not-wrapper      WRAPEXEC 3000000 WRAPPED: no wrapper (3 MB): with
+#                    --trace-children=no, WRAPEXEC's profile and a hint
+#                    naming WRAPPED and --trace-children=yes; by default
+#                    (--follow-exec=work) and with --trace-children=yes,
+#                    WRAPPED's profile
 #   follow-exec-no   shim with --follow-exec=no: the shell's profile (as
-#                    before), a hint naming both options
+#                    before), a hint naming WRAPPED
 #   compat           --massif-compat=yes: Massif's rule (the shell's
-#                    profile, as before), one hint line "(as under
-#                    Massif)"; --follow-exec=wrappers given: followed
+#                    profile, as before), one line whose hint names env;
+#                    --follow-exec=wrappers given: followed
 #   fork-exec        sh -c "WRAPPED; echo done", run directly: the child
 #                    the shell forks execs WRAPPED while small: followed;
 #                    two profiles, the shell's and WRAPPED's exactly
 #   fork-exec-shim   the same sh -c behind a shim: the child is forked by
-#                    a program a wrapper exec'd: not profiled, one line
-#                    says so and names --trace-children=yes, which gives
-#                    WRAPPED's profile
+#                    a program a wrapper exec'd in the target's process (a
+#                    shim's helper): not profiled, its exec not followed
+#                    by default (nor with --trace-children=no): one
+#                    profile, and a hint naming WRAPPED; with yes, two
 #   ptrace           chain and fork-exec with --backend=ptrace
 #   snapshot         a snapshot taken on demand before the exec: no
-#                    wrapper (the shell's profile, and the hint)
+#                    wrapper (with --trace-children=no: the shell's
+#                    profile, and the hint)
 #   quiet            -q: no hint line
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
@@ -152,15 +156,19 @@ c-wrapper)
 	is_wrapped "$(find "$tmp/cw" -name 'massif.out.*' ! -name '*.sites')"
 	;;
 not-wrapper)
-	ht nw -- "$wrapexec" 3000000 "$wrapped"
+	ht nw --trace-children=no -- "$wrapexec" 3000000 "$wrapped"
 	files nw 1
 	f=$(find "$tmp/nw" -name 'massif.out.*' ! -name '*.sites')
 	is_shell "$f"
 	grep -qx "cmd: $wrapexec 3000000 $wrapped" "$f" || fail "not-wrapper: $(grep '^cmd:' "$f")"
 	python3 "$profile_py" check "$f" max-heap=3000000 || fail "not-wrapper: peak"
-	grep -q "exec'd $wrapped, which is not profiled: --trace-children=yes follows it$" \
+	grep -q "; run_wrapped not profiled: --trace-children=yes$" \
 		"$tmp/nw.err" || { fail "not-wrapper: no hint"; show "$tmp/nw.err"; }
 	grep -q -- "--follow-exec" "$tmp/nw.err" && fail "not-wrapper: --follow-exec named"
+	# The default follows it (--follow-exec=work).
+	ht nwd -q -- "$wrapexec" 3000000 "$wrapped"
+	files nwd 1
+	is_wrapped "$(find "$tmp/nwd" -name 'massif.out.*' ! -name '*.sites')"
 	# Today's --trace-children=yes: the exec'd program replaces it.
 	ht nwy -q --trace-children=yes -- "$wrapexec" 3000000 "$wrapped"
 	files nwy 1
@@ -170,7 +178,7 @@ follow-exec-no)
 	ht no --follow-exec=no -- "$tmp/shim.sh" "$wrapped"
 	files no 1
 	is_shell "$tmp/no/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
-	grep -q "which is not profiled: --trace-children=yes follows it (--follow-exec=wrappers too" \
+	grep -q "; run_wrapped not profiled: --trace-children=yes$" \
 		"$tmp/no.err" || { fail "follow-exec-no: no hint"; show "$tmp/no.err"; }
 	;;
 compat)
@@ -181,7 +189,7 @@ compat)
 	is_shell "$tmp/compat/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
 	# one line: the summary, the hint (the first exec not followed) at
 	# its end
-	hints compat 1 "^heaptrace: (peak|largest) .*; process [0-9]+ exec'd /usr/bin/env, which is not profiled \(as under Massif\): --trace-children=yes follows it \(--follow-exec=wrappers too"
+	hints compat 1 "^heaptrace: (peak|largest) .*; env not profiled: --trace-children=yes$"
 	ht compat-w -q --massif-compat=yes --follow-exec=wrappers -- \
 		"$tmp/shim1.sh" "$wrapped"
 	files compat-w 1
@@ -205,12 +213,16 @@ fork-exec)
 		fail "fork-exec: no profile of WRAPPED"
 	;;
 fork-exec-shim)
-	ht fs -q -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
+	ht fs -q --trace-children=no -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
 	[ "$(cat "$tmp/fs.out")" = done ] || fail "fork-exec-shim: stdout '$(cat "$tmp/fs.out")'"
 	files fs 1
 	is_shell "$tmp/fs/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
-	ht fs-v -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
-	hints fs-v 1 "^heaptrace: (peak|largest) .*; 1 process forked by exec wrappers was not profiled; 1 exec'd another program, which --trace-children=yes profiles$"
+	ht fs-v --trace-children=no -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
+	hints fs-v 1 "^heaptrace: (peak|largest) .*; run_wrapped not profiled: --trace-children=yes$"
+	# the default: a shim's helpers' execs are not followed either
+	ht fsd -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
+	files fsd 1
+	hints fsd 1 "^heaptrace: (peak|largest) .*; run_wrapped not profiled: --trace-children=yes$"
 	ht fsy -q --trace-children=yes -- "$tmp/shim.sh" /bin/sh -c '"$0"; echo done' "$wrapped"
 	files fsy 2
 	is_wrapped "$(grep -lx "cmd: $wrapped" --exclude='*.sites' "$tmp"/fsy/massif.out.* | head -n 1)"
@@ -233,7 +245,7 @@ snapshot)
 	chmod +x "$tmp/wait.sh"
 	rm -f "$tmp/shim.pid"
 	mkdir -p "$tmp/snap"
-	"$heaptrace" run --time-unit=B \
+	"$heaptrace" run --time-unit=B --trace-children=no \
 		--massif-out-file="$tmp/snap/massif.out.%p" -- \
 		"$tmp/wait.sh" "$wrapped" >"$tmp/snap.out" 2>"$tmp/snap.err" &
 	ht_pid=$!
@@ -246,7 +258,7 @@ snapshot)
 	wait "$ht_pid" || fail "snapshot: heaptrace exited $?"
 	[ -f "$tmp/snap/massif.out.$pid.snapshot-1" ] || fail "snapshot: no snapshot file"
 	is_shell "$tmp/snap/massif.out.$pid"
-	grep -q "which is not profiled: --trace-children=yes follows it$" "$tmp/snap.err" ||
+	grep -q "; run_wrapped not profiled: --trace-children=yes$" "$tmp/snap.err" ||
 		{ fail "snapshot: no hint"; show "$tmp/snap.err"; }
 	;;
 quiet)

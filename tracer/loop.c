@@ -140,6 +140,12 @@ struct watched {
 #define MISSING_MAX 32 /* program names kept for the hint */
 #define HINT_NAMES 26  /* of the hint's 70 characters */
 
+/* Program names, each once; how many more there were. */
+struct name_list {
+	char names[MISSING_MAX][32];
+	unsigned n, more;
+};
+
 struct exec_watch {
 	const struct tracer_sink *real; /* the profiler's */
 	struct tracer_sink sink;        /* REAL with EVENT and SNAPSHOT
@@ -154,10 +160,15 @@ struct exec_watch {
 	unsigned n_wrappers;       /* wrappers' execs followed */
 	unsigned n_unprofiled;     /* processes ended without a profile */
 	unsigned n_unfollowed;     /* ... of which exec'd, not followed */
-	/* Programs not profiled (execs not followed) or dropped, by name,
-	   each once; how many more there were. */
-	char missing[MISSING_MAX][32];
-	unsigned n_missing, n_missing_more;
+	/* Programs not profiled (execs not followed) or dropped. */
+	struct name_list missing;
+	/* Execs not followed of processes the target forked behind a
+	   wrapper, since the target's last exec: a shim's helpers
+	   (pyenv's readlink, pyenv-version-name) when the target then
+	   execs as a wrapper, which nobody asked about; else the work of
+	   the program behind the wrapper (sh -c 'prog; ...'), named. */
+	struct name_list pending;
+	unsigned n_helpers;        /* shim helpers' execs, not named */
 	/* The last process looked up: every event asks, nearly always for
 	   the same process, and a map lookup per event is the consumer's
 	   time. */
@@ -228,19 +239,38 @@ program_name(pid_t pid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
+/* NAME into L, once. */
+static void
+names_add(struct name_list *l, const char *name)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (!strcmp(l->names[i], name))
+			return;
+	if (l->n == MISSING_MAX) {
+		l->more++;
+		return;
+	}
+	snprintf(l->names[l->n++], sizeof(*l->names), "%s", name);
+}
+
 /* NAME, a program left unprofiled, for the hint: once each. */
 static void
 missing_add(const char *name)
 {
-	for (unsigned i = 0; i < watch->n_missing; i++)
-		if (!strcmp(watch->missing[i], name))
-			return;
-	if (watch->n_missing == MISSING_MAX) {
-		watch->n_missing_more++;
-		return;
-	}
-	snprintf(watch->missing[watch->n_missing++], sizeof(*watch->missing),
-		 "%s", name);
+	names_add(&watch->missing, name);
+}
+
+/* The target execs as a wrapper: the execs its helpers made before were
+   a shim's plumbing, said with -v only. */
+static void
+pending_discard(void)
+{
+	struct name_list *l = &watch->pending;
+	for (unsigned i = 0; i < l->n; i++)
+		ht_debug("a wrapper's helper exec'd %s: not profiled",
+			 l->names[i]);
+	watch->n_helpers += l->n + l->more;
+	l->n = l->more = 0;
 }
 
 /* PID's profile starts: as the target's first program (PARENT 0), after
@@ -307,7 +337,9 @@ unprofiled_end(pid_t pid, bool execd)
 	}
 }
 
-/* PID exec'd a program that is not followed: named in the hint. */
+/* PID exec'd a program that is not followed: named in the hint (a
+   process the target forked behind a wrapper: unless the target then
+   execs as a wrapper). */
 static void
 unfollowed_exec(pid_t pid)
 {
@@ -315,7 +347,10 @@ unfollowed_exec(pid_t pid)
 		return;
 	char name[32];
 	program_name(pid, name, sizeof(name));
-	missing_add(name);
+	if (unprofiled(pid) == UNPROFILED_TARGET)
+		names_add(&watch->pending, name);
+	else
+		missing_add(name);
 	unprofiled_end(pid, true);
 }
 
@@ -338,8 +373,8 @@ missing_hint(void)
 	char names[HINT_NAMES + 8];
 	size_t len = 0;
 	unsigned i;
-	for (i = 0; i < watch->n_missing; i++) {
-		const char *n = watch->missing[i];
+	for (i = 0; i < watch->missing.n; i++) {
+		const char *n = watch->missing.names[i];
 		if (len + strlen(n) + (i ? 2 : 0) > HINT_NAMES && i)
 			break;
 		len += (size_t)snprintf(names + len, sizeof(names) - len,
@@ -348,7 +383,7 @@ missing_hint(void)
 		if (len >= sizeof(names))
 			len = sizeof(names) - 1;
 	}
-	unsigned rest = watch->n_missing - i + watch->n_missing_more;
+	unsigned rest = watch->missing.n - i + watch->missing.more;
 	if (rest)
 		snprintf(names + len, sizeof(names) - len, ", +%u", rest);
 	ht_note("%s not profiled: --trace-children=yes", names);
@@ -389,13 +424,20 @@ tracer_watch_finish(struct tracer *t)
 	uint64_t key, val;
 	while (u64map_next(&watch->unprofiled, &pos, &key, &val))
 		watch->n_unprofiled++;
-	if (watch->n_missing)
+	for (unsigned i = 0; i < watch->pending.n; i++)
+		missing_add(watch->pending.names[i]);
+	watch->missing.more += watch->pending.more;
+	if (watch->missing.n)
 		missing_hint();
-	/* Helpers forked behind wrappers that never exec'd. */
+	/* Helpers forked behind wrappers that never exec'd (subshells),
+	   and shims' helpers: their plumbing, not what the user ran. */
 	unsigned n = watch->n_unprofiled - watch->n_unfollowed;
-	if (n)
-		ht_note("%u wrapper fork%s not profiled: --follow-exec=no "
-			"--trace-children=yes", n, n > 1 ? "s" : "");
+	if (n || watch->n_helpers)
+		ht_debug("not profiled: %u wrapper fork%s, %u exec%s of "
+			 "wrapper helpers (--follow-exec=no "
+			 "--trace-children=yes profiles them)", n,
+			 n == 1 ? "" : "s", watch->n_helpers,
+			 watch->n_helpers == 1 ? "" : "s");
 	ht_debug("exec wrappers followed: %u", watch->n_wrappers);
 	pos = 0;
 	while (u64map_next(&watch->procs, &pos, &key, &val)) {
@@ -656,6 +698,8 @@ on_exec(struct tracer *t, struct tracee *tc)
 	bool droppable = watch && watch->work && !t->opt->trace_children &&
 		(wrapper ? watched_get(p->pid)->droppable : !initial);
 	if (wrapper && watch->wrappers) {
+		if (p->pid == t->target)
+			pending_discard();
 		/* Its profile is dropped: the new program's replaces it. */
 		ht_debug("process %d: exec with less than %u B of heap "
 			 "ever: a wrapper, followed", (int)p->pid,

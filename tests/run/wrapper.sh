@@ -14,6 +14,10 @@
 #   shim             sh shim execs WRAPPED: one profile, WRAPPED's exactly,
 #                    named after the shim's pid; no hint
 #   chain            sh shim execs `env bash shim2`, which execs WRAPPED
+#   helpers          chain's shims, the bash one running basename (a
+#                    helper that execs) before it execs WRAPPED, as pyenv's: WRAPPED's profile,
+#                    the summary alone (its helper is plumbing: named with
+#                    -v only)
 #   children-yes     shim with --trace-children=yes: the same one profile
 #   c-wrapper        WRAPEXEC 1000 WRAPPED (a C wrapper): WRAPPED's profile
 #   not-wrapper      WRAPEXEC 3000000 WRAPPED: no wrapper (3 MB): with
@@ -64,7 +68,15 @@ exec /usr/bin/env bash "$tmp/shim2.sh" "\$@"
 EOF
 printf '#!/usr/bin/env bash\nx=$(printf %%s "$*")\nexec "$@"\n' \
 	>"$tmp/shim2.sh"
-chmod +x "$tmp/shim.sh" "$tmp/shim1.sh" "$tmp/shim2.sh"
+cat >"$tmp/shim3.sh" <<EOF
+#!/bin/sh
+echo \$\$ >"$tmp/shim.pid"
+exec /usr/bin/env bash "$tmp/shim4.sh" "\$@"
+EOF
+printf '#!/usr/bin/env bash\nx=$(basename "$0")\nexec "$@"\n' \
+	>"$tmp/shim4.sh"
+chmod +x "$tmp/shim.sh" "$tmp/shim1.sh" "$tmp/shim2.sh" "$tmp/shim3.sh" \
+	"$tmp/shim4.sh"
 
 n=0
 # ht NAME [OPTIONS...] -- PROG [ARGS...]: heaptrace run into $tmp/NAME/,
@@ -144,6 +156,17 @@ chain)
 	ht chain -q -- "$tmp/shim1.sh" "$wrapped"
 	files chain 1
 	is_wrapped "$tmp/chain/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
+	;;
+helpers)
+	ht helpers -- "$tmp/shim3.sh" "$wrapped"
+	files helpers 1
+	is_wrapped "$tmp/helpers/massif.out.$(cat "$tmp/shim.pid" 2>/dev/null)"
+	hints helpers 1 "^heaptrace: peak .*massif.out.$(cat "$tmp/shim.pid")"
+	grep -q "not profiled" "$tmp/helpers.err" &&
+		fail "helpers: plumbing named: $(cat "$tmp/helpers.err")"
+	ht helpers-v -v -- "$tmp/shim3.sh" "$wrapped"
+	grep -q "a wrapper's helper exec'd basename: not profiled" \
+		"$tmp/helpers-v.err" || { fail "helpers: -v names no basename"; show "$tmp/helpers-v.err"; }
 	;;
 children-yes)
 	ht yes -q --trace-children=yes -- "$tmp/shim1.sh" "$wrapped"

@@ -33,6 +33,9 @@ case_=$2
 need make cc python3
 need_exec "$heaptrace"
 scratch --keep
+# make cannot name a file whose path holds a blank: a copy in $tmp
+cp -r "$proj" "$tmp/makeproj" || exit 99
+proj=$tmp/makeproj
 
 # build NAME [HEAPTRACE OPTIONS...] -- [MAKE ARGS...]: make check (or
 # MAKE ARGS) in $tmp/NAME/out, under heaptrace unless NAME is native*,

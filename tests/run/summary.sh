@@ -74,8 +74,15 @@ report_first() {
 
 # cmd_name FILE: the file name of the program of a profile's cmd: line.
 cmd_name() {
-	local cmd
+	local cmd p
 	cmd=$(python3 "$profile" field "$1" cmd)
+	# the test's programs first: their path may hold a space
+	for p in "$forker" "$behave"; do
+		if [[ $cmd == "$p" || $cmd == "$p "* ]]; then
+			echo "${p##*/}"
+			return
+		fi
+	done
 	cmd=${cmd%% *}
 	echo "${cmd##*/}"
 }
@@ -153,13 +160,15 @@ children)
 	;;
 once)
 	[ -f "$nocounter" ] || harness "$nocounter: no such library"
+	# LD_PRELOAD splits at blanks: a checkout's path may hold one
+	cp "$nocounter" "$tmp/nocounter.so" || exit 99
 	note="time unit ms, not i: no hardware instruction counter here"
 	# nocounter NAME ARGS...: summary NAME under progs/nocounter.c (a
 	# sanitized heaptrace lets its runtime come after it).
 	nocounter() {
 		local name=$1
 		shift
-		LD_PRELOAD=$nocounter ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		LD_PRELOAD=$tmp/nocounter.so ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
 			summary "$name" "$@"
 	}
 	says() { grep -qF "; $2" "$tmp/$1.ht"; }

@@ -617,19 +617,19 @@ tree_entries_below(const struct mf_snapshot *s, size_t at, bool pages,
 	}
 }
 
-/* An entry and its bytes, to sort by. */
-struct sized_entry {
-	uint64_t bytes;
+/* An entry or a site and its figure, to sort by. */
+struct ranked {
+	uint64_t key;
 	size_t index;
 };
 
-/* Largest first; equal ones in the tree's order. */
+/* Largest figure first; equal ones in the tree's or file's order. */
 static int
-sized_entry_cmp(const void *a, const void *b)
+ranked_cmp(const void *a, const void *b)
 {
-	const struct sized_entry *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
+	const struct ranked *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -637,10 +637,10 @@ sized_entry_cmp(const void *a, const void *b)
 static void
 entries_sort(const struct mf_snapshot *s, size_t *idx, size_t n)
 {
-	struct sized_entry *e = ht_xcalloc(n ? n : 1, sizeof(*e));
+	struct ranked *e = ht_xcalloc(n ? n : 1, sizeof(*e));
 	for (size_t i = 0; i < n; i++)
-		e[i] = (struct sized_entry){ s->tree[idx[i]].bytes, idx[i] };
-	qsort(e, n, sizeof(*e), sized_entry_cmp);
+		e[i] = (struct ranked){ s->tree[idx[i]].bytes, idx[i] };
+	qsort(e, n, sizeof(*e), ranked_cmp);
 	for (size_t i = 0; i < n; i++)
 		idx[i] = e[i].index;
 	free(e);
@@ -741,22 +741,6 @@ static const struct section sections[] = {
 	{ "MOST TEMPORARY ALLOCATIONS", key_temporary, headline_temporary },
 	{ "MOST MEMORY LEAKED", key_leaked, headline_leaked },
 };
-
-/* A site and its figure in the section being sorted. */
-struct ranked {
-	uint64_t key;
-	size_t index;
-};
-
-/* Largest figure first; equal ones in the file's order. */
-static int
-ranked_cmp(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? 1 : -1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
 
 /* " NAME\n" after a headline: the frame naming S, its stack below. */
 static void

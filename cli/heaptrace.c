@@ -46,7 +46,6 @@ static int
 cmd_help(void)
 {
 	ht_options_usage(stdout);
-	top_usage(stdout);
 	snapshot_cmd_usage(stdout);
 	return stdout_finish();
 }
@@ -260,6 +259,11 @@ main(int argc, char **argv)
 		return report_cmd(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "diff") == 0)
 		return diff_cmd(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "top") == 0 &&
+	    top_help_asked(argc - 1, argv + 1)) {
+		top_usage(stdout);
+		return stdout_finish();
+	}
 	/* `top` is attach or run with a view: its own options out first */
 	struct top_watch *watch = NULL;
 	bool top = argc >= 2 && strcmp(argv[1], "top") == 0;

@@ -254,20 +254,34 @@ top_view(void *ctx, pid_t pid, const struct snap_engine *eng,
 void
 top_usage(FILE *out)
 {
-	fputs("\n"
-	      "heaptrace top [options] PID\n"
-	      "heaptrace top [options] -- PROGRAM [ARGS...]\n"
-	      "  Watch a process's heap live: every --interval a table of\n"
-	      "  its sites, most live bytes first (batch mode: plain text or\n"
-	      "  JSON; the full-screen view is not there yet). Takes attach's\n"
-	      "  and run's options, --sampling-interval=524288 unless given\n"
-	      "  (0: exact), and writes no profile unless --massif-out-file\n"
-	      "  is given.\n"
-	      "    --interval=SECONDS    a table every SECONDS (1; fractions\n"
-	      "                          allowed, from 0.01)\n"
-	      "    --iterations=N        detach after N tables (0: until\n"
-	      "                          SIGINT or SIGTERM)\n"
-	      "    --batch               plain output (the only one yet)\n"
-	      "    --format=text|json    a text table, or one JSON object a\n"
-	      "                          line (text)\n", out);
+	fputs("usage: heaptrace top [options] PID\n"
+	      "       heaptrace top [options] -- PROG [ARGS...]\n"
+	      "\n"
+	      "Watch a process's heap live: every --interval, a table of its "
+	      "sites, most\n"
+	      "live bytes first, as plain text (batch mode; the full-screen "
+	      "view is not\n"
+	      "there yet). Takes attach's and run's options too, with\n"
+	      "--sampling-interval=524288 unless given (0: every call "
+	      "counted), and writes\n"
+	      "no profile unless --massif-out-file is given.\n"
+	      "  --interval=<0.01..86400>  seconds between tables, "
+	      "fractions allowed [1]\n"
+	      "  --iterations=<0..1000000000>  detach and exit after this "
+	      "many tables;\n"
+	      "                    0: at SIGINT or SIGTERM [0]\n"
+	      "  --batch           plain output, also without a terminal "
+	      "(the only view yet)\n"
+	      "  --format=<text|json>  a text table, or one JSON object a "
+	      "line [text]\n", out);
+}
+
+/* `heaptrace top --help` and `-h`, wherever among its arguments. */
+bool
+top_help_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
 }

@@ -6,6 +6,7 @@
 #ifndef HT_CLI_TOP_H
 #define HT_CLI_TOP_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -30,7 +31,10 @@ profiler_view_fn top_view;
 bool top_watch_output_ok(const struct top_watch *w);
 /* Whether W writes a profile at its end (--massif-out-file given). */
 bool top_watch_writes_profile(const struct top_watch *w);
-/* top's part of --help to OUT. */
+/* `heaptrace top --help` to OUT. */
 void top_usage(FILE *out);
+/* Whether top's ARGV (ARGV[0] "top") asks for its --help or -h before
+   any "--". */
+bool top_help_asked(int argc, char **argv);
 
 #endif

@@ -133,16 +133,17 @@ command_text(const struct sites_file *sf)
 	return ht_xstrdup(sf->cmd && sf->cmd[0] ? sf->cmd : "?");
 }
 
-/* The row of NAME in T, added when new. */
-static struct top_row *
-row_get(struct top_table *t, const char *name)
+/* A site with its name, for grouping by name. */
+struct named_site {
+	char *name;
+	const struct sites_site *site;
+};
+
+static int
+named_order(const void *a, const void *b)
 {
-	for (size_t i = 0; i < t->n_rows; i++)
-		if (!strcmp(t->rows[i].name, name))
-			return &t->rows[i];
-	t->rows = ht_xreallocarray(t->rows, t->n_rows + 1, sizeof(*t->rows));
-	t->rows[t->n_rows] = (struct top_row){ .name = ht_xstrdup(name) };
-	return &t->rows[t->n_rows++];
+	return strcmp(((const struct named_site *)a)->name,
+		      ((const struct named_site *)b)->name);
 }
 
 /* Most live bytes first; then most allocated per second; then by name,
@@ -158,8 +159,9 @@ row_order(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Sum SF's sites into T's rows by name; the allocated bytes of each
-   name into ALLOCATED (parallel to T's rows). */
+/* Sum SF's sites into T's rows by name (sorted by name: a profile may
+   have 100,000 sites); the allocated bytes of each row into the array
+   returned (parallel to T's rows). */
 static uint64_t *
 rows_from_sites(struct top_table *t, const struct sites_file *sf,
 		const struct out_header *hdr)
@@ -167,24 +169,31 @@ rows_from_sites(struct top_table *t, const struct sites_file *sf,
 	char *desc = desc_text(hdr);
 	struct site_naming nm;
 	site_naming_init(&nm, sf, desc, NULL, 0, true);
-	uint64_t *allocated = NULL;
-	for (size_t i = 0; i < sf->n_sites; i++) {
-		const struct sites_site *s = &sf->sites[i];
-		const struct sites_frame *fr = site_name_frame(&nm, s);
-		char *name = fr ? site_frame_text(fr) : ht_xstrdup("(no stack)");
-		size_t before = t->n_rows;
-		struct top_row *r = row_get(t, name);
-		if (t->n_rows != before) {
-			allocated = ht_xreallocarray(allocated, t->n_rows,
-						     sizeof(*allocated));
-			allocated[t->n_rows - 1] = 0;
-		}
-		r->live += s->leaked;
-		r->calls += s->calls;
-		r->temporary += s->temporary;
-		allocated[r - t->rows] += s->allocated;
-		free(name);
+	size_t n = sf->n_sites;
+	struct named_site *v = ht_xcalloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		const struct sites_frame *fr = site_name_frame(&nm,
+							       &sf->sites[i]);
+		v[i].name = fr ? site_frame_text(fr) : ht_xstrdup("(no stack)");
+		v[i].site = &sf->sites[i];
 	}
+	qsort(v, n, sizeof(*v), named_order);
+	t->rows = ht_xcalloc(n ? n : 1, sizeof(*t->rows));
+	uint64_t *allocated = ht_xcalloc(n ? n : 1, sizeof(*allocated));
+	for (size_t i = 0; i < n; i++) {
+		struct top_row *r = t->n_rows ? &t->rows[t->n_rows - 1] : NULL;
+		if (!r || strcmp(r->name, v[i].name)) {
+			r = &t->rows[t->n_rows++];
+			r->name = v[i].name;
+		} else {
+			free(v[i].name);
+		}
+		r->live += v[i].site->leaked;
+		r->calls += v[i].site->calls;
+		r->temporary += v[i].site->temporary;
+		allocated[r - t->rows] += v[i].site->allocated;
+	}
+	free(v);
 	site_naming_free(&nm);
 	free(desc);
 	return allocated;

@@ -12,7 +12,9 @@
 #           detach, prints "done" and exits 0 (its output exactly its
 #           own).
 #  json     the same with --format=json: three lines, each a JSON object
-#           (python3's json) with the same figures, "estimates" false.
+#           (python3's json) with the same figures, "estimates" false;
+#           in the last, hold_big allocates 0 B/s in 0 calls/s, and churn
+#           20 to 600 calls/s (it sleeps 2 ms between calls), 4096 B each.
 #  sampled  --sampling-interval=16384 --sampling-seed=7 --format=json:
 #           "estimates" true, hold_big first, and hold_small's live bytes
 #           within 4 standard errors of 1,000,000 (the error of a site's
@@ -48,7 +50,8 @@ tables = []
 if fmt == "json":
     for line in text.splitlines():
         o = json.loads(line)
-        rows = [(s["site"], s["live_bytes"], s["temporary_percent"])
+        rows = [(s["site"], s["live_bytes"], s["temporary_percent"],
+                 s["alloc_bytes_per_s"], s["calls_per_s"])
                 for s in o["sites"]]
         tables.append((o["estimates"], o["sampling_interval"], rows))
 else:
@@ -83,6 +86,13 @@ if small_rule == "exact":
     churn = last.get("churn")
     if not churn or churn[1] != 0 or churn[2] != 100:
         fail("churn row %r, want 0 live, 100%% temporary" % (churn,))
+    if fmt == "json":
+        # rates since the previous table: hold_big allocated once, before
+        # the first; churn at most every 2 ms (rates printed to 0.1)
+        if last["hold_big"][3] != 0 or last["hold_big"][4] != 0:
+            fail("hold_big's rates %r, want 0" % (last["hold_big"],))
+        if not 20 <= churn[4] <= 600 or abs(churn[3] - 4096 * churn[4]) > 300:
+            fail("churn's rates %r, want 20..600 calls/s of 4096 B" % (churn,))
 elif not 490000 <= small[1] <= 1510000:
     fail("hold_small estimated at %d, outside 490000..1510000" % small[1])
 PY

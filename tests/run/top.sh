@@ -20,8 +20,9 @@
 #           within 4 standard errors of 1,000,000 (the error of a site's
 #           bytes is about sqrt(interval/bytes): 12.8 %, so 490,000 to
 #           1,510,000); the text form says the figures are estimates.
-#  signal   top without --iterations, ended by SIGINT after its second
-#           table: exit 0, the program runs on and exits 0.
+#  signal-INT, signal-TERM  top without --iterations, ended by that
+#           signal after its second table: exit 0, the program runs on and
+#           exits 0.
 #  run      top --iterations=2 -- PROG "now": two tables with hold_big
 #           first at 3000000 (every call counted from the start), the
 #           program's own output intact, top's exit status the
@@ -144,7 +145,7 @@ sampled)
 		fail "the text table does not say its figures are estimates: $(cat "$tmp/top2.out")"
 	finish_target prog2 20
 	;;
-signal)
+signal-INT | signal-TERM)
 	start_target prog out ready "$prog" 10
 	"$ht" top --interval=0.5 --sampling-interval=0 "$target" \
 		>"$tmp/top.out" 2>"$tmp/top.err" &
@@ -154,10 +155,10 @@ signal)
 		[ "$(grep -c '^heaptrace top' "$tmp/top.out")" -ge 2 ] && break
 		sleep 0.1
 	done
-	kill -INT "$top"
+	kill -"${case_name#signal-}" "$top"
 	wait "$top"
 	top_status=$?
-	[ "$top_status" = 0 ] || fail "top exited $top_status at SIGINT: $(cat "$tmp/top.err")"
+	[ "$top_status" = 0 ] || fail "top exited $top_status at SIG${case_name#signal-}: $(cat "$tmp/top.err")"
 	[ "$(grep -c '^heaptrace top' "$tmp/top.out")" -ge 2 ] ||
 		fail "fewer than 2 tables: $(cat "$tmp/top.out")"
 	program_runs_on
@@ -190,7 +191,7 @@ errors)
 	one_error 2 "heaptrace: top: missing the PID..." "$ht" top --batch
 	;;
 *)
-	usage "top.sh HEAPTRACE TOPSITES exact|json|sampled|signal|run|errors"
+	usage "top.sh HEAPTRACE TOPSITES exact|json|sampled|signal-INT|signal-TERM|run|errors"
 	;;
 esac
 pass_or_fail

@@ -184,6 +184,8 @@ cmd_attach(struct ht_cmdline *cl, struct top_watch *watch)
 {
 	char err[512];
 	if (tracer_attach_check((pid_t)cl->pid, err, sizeof(err))) {
+		if (watch)
+			top_reword_error(err);
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}
@@ -211,6 +213,8 @@ cmd_attach(struct ht_cmdline *cl, struct top_watch *watch)
 	else
 		ht_notes_flush();
 	if (rc) {
+		if (watch)
+			top_reword_error(err);
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}

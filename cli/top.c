@@ -112,9 +112,8 @@ take_option(struct top_watch *w, const char *arg, char *err, size_t errlen)
 	return 1;
 }
 
-/* "attach: ..." and "run: ..." as "top: ...": the user typed top. */
-static void
-reword_error(char *err)
+void
+top_reword_error(char *err)
 {
 	static const char *const prefixes[] = { "attach: ", "run: " };
 	for (size_t i = 0; i < 2; i++) {
@@ -183,7 +182,7 @@ top_parse(int argc, char **argv, struct ht_cmdline *cl,
 	}
 	int rc = ht_cmdline_parse(cl, n, w->argv, err, errlen);
 	if (rc) {
-		reword_error(err);
+		top_reword_error(err);
 		top_watch_free(w);
 		return rc;
 	}

@@ -31,6 +31,9 @@ profiler_view_fn top_view;
 bool top_watch_output_ok(const struct top_watch *w);
 /* Whether W writes a profile at its end (--massif-out-file given). */
 bool top_watch_writes_profile(const struct top_watch *w);
+/* ERR's "attach: " or "run: " as "top: " (the user typed top), in
+   place. */
+void top_reword_error(char *err);
 /* `heaptrace top --help` to OUT. */
 void top_usage(FILE *out);
 /* Whether top's ARGV (ARGV[0] "top") asks for its --help or -h before

@@ -182,7 +182,7 @@ PY
 		fail "the program's own output is not there: $(cat "$tmp/top.out")"
 	;;
 errors)
-	one_error 2 "heaptrace: attach: no process 999999999..." "$ht" top --batch 999999999
+	one_error 2 "heaptrace: top: no process 999999999..." "$ht" top --batch 999999999
 	one_error 2 "heaptrace: top: --interval takes seconds..." "$ht" top --interval=abc 1
 	one_error 2 "heaptrace: top: --interval takes seconds..." "$ht" top --interval=0 1
 	one_error 2 "heaptrace: top: --interval takes seconds..." "$ht" top --interval=-1 1

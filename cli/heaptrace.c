@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "profile.h"
 #include "report.h"
 #include "snapshot_cmd.h"
+#include "top.h"
 #include "tracer/tracer.h"
 
 #define EXIT_USAGE 2
@@ -106,8 +108,19 @@ check_out_file(const struct ht_options *opt)
 	return -1;
 }
 
+/* `heaptrace top`: WATCH sees each snapshot request in place of the
+   on-demand files (NULL: run and attach as they are). */
+static void
+set_view(struct profiler *prof, struct top_watch *watch)
+{
+	if (!watch)
+		return;
+	profiler_set_view(prof, top_view, watch);
+	profiler_set_summary(prof, top_watch_writes_profile(watch));
+}
+
 static int
-cmd_run(struct ht_cmdline *cl)
+cmd_run(struct ht_cmdline *cl, struct top_watch *watch)
 {
 	char err[512];
 	if (check_out_file(&cl->opt))
@@ -116,6 +129,7 @@ cmd_run(struct ht_cmdline *cl)
 	explain_backend(&cl->opt);
 	explain_sampling(&cl->opt);
 	struct profiler *prof = profiler_new(&cl->opt, cl->prog_argv);
+	set_view(prof, watch);
 	struct tracer_sink sink = profiler_sink(prof);
 	struct tracer_result res = { 0 };
 	int rc = tracer_run(&cl->opt, cl->prog_argv, &sink, &res, err,
@@ -166,10 +180,12 @@ may_trace(pid_t pid)
 }
 
 static int
-cmd_attach(struct ht_cmdline *cl)
+cmd_attach(struct ht_cmdline *cl, struct top_watch *watch)
 {
 	char err[512];
 	if (tracer_attach_check((pid_t)cl->pid, err, sizeof(err))) {
+		if (watch)
+			top_reword_error(err);
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}
@@ -184,6 +200,7 @@ cmd_attach(struct ht_cmdline *cl)
 	choose_time_unit(&cl->opt);
 	explain_sampling(&cl->opt);
 	struct profiler *prof = profiler_new(&cl->opt, no_argv);
+	set_view(prof, watch);
 	struct tracer_sink sink = profiler_sink(prof);
 	struct tracer_result res = { 0 };
 	int rc = tracer_attach(&cl->opt, (pid_t)cl->pid, &sink, &res, err,
@@ -196,16 +213,20 @@ cmd_attach(struct ht_cmdline *cl)
 	else
 		ht_notes_flush();
 	if (rc) {
+		if (watch)
+			top_reword_error(err);
 		ht_error("%s", err);
 		return EXIT_USAGE;
 	}
 	if (cl->opt.error_exitcode && leak_errors)
 		return (int)cl->opt.error_exitcode;
+	if (watch && !top_watch_output_ok(watch))
+		return EXIT_FAILURE;
 	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int
-cmd_dispatch(struct ht_cmdline *cl)
+cmd_dispatch(struct ht_cmdline *cl, struct top_watch *watch)
 {
 	switch (cl->command) {
 	case HT_CMD_HELP:
@@ -213,9 +234,9 @@ cmd_dispatch(struct ht_cmdline *cl)
 	case HT_CMD_VERSION:
 		return cmd_version();
 	case HT_CMD_RUN:
-		return cmd_run(cl);
+		return cmd_run(cl, watch);
 	case HT_CMD_ATTACH:
-		return cmd_attach(cl);
+		return cmd_attach(cl, watch);
 	case HT_CMD_NONE:
 		break;
 	}
@@ -242,15 +263,31 @@ main(int argc, char **argv)
 		return report_cmd(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "diff") == 0)
 		return diff_cmd(argc - 1, argv + 1);
-	if (ht_cmdline_parse(&cl, argc, argv, err, sizeof(err))) {
+	if (argc >= 2 && strcmp(argv[1], "top") == 0 &&
+	    top_help_asked(argc - 1, argv + 1)) {
+		top_usage(stdout);
+		return stdout_finish();
+	}
+	/* `top` is attach or run with a view: its own options out first */
+	struct top_watch *watch = NULL;
+	bool top = argc >= 2 && strcmp(argv[1], "top") == 0;
+	int rc = top ? top_parse(argc - 1, argv + 1, &cl, &watch, err,
+				 sizeof(err))
+		     : ht_cmdline_parse(&cl, argc, argv, err, sizeof(err));
+	if (rc) {
 		ht_error("%s", err);
 		status = EXIT_USAGE;
 	} else {
 		ht_set_verbose(cl.opt.verbose);
 		ht_set_quiet(cl.opt.quiet);
 		ht_set_note_first_time(ht_said_first_time);
-		status = cmd_dispatch(&cl);
+		/* a closed pipe is a write error to end the watch on, not
+		   a death that would leave the process traced */
+		if (top)
+			signal(SIGPIPE, SIG_IGN);
+		status = cmd_dispatch(&cl, watch);
 	}
 	ht_cmdline_fini(&cl);
+	top_watch_free(watch);
 	return status;
 }

@@ -72,6 +72,9 @@ struct profiler {
 	   process. NULL: none. */
 	pid_t hot_pid;
 	struct profile *hot;
+	bool no_summary;        /* profiler_set_summary(false) */
+	profiler_view_fn *view; /* NULL: snapshots go to files */
+	void *view_ctx;
 };
 
 static struct profile *
@@ -455,7 +458,7 @@ others_text(const struct profiler *prof, size_t lead)
 static void
 print_summary(struct profiler *prof)
 {
-	if (!prof->n_written)
+	if (!prof->n_written || prof->no_summary)
 		return;
 	size_t lead = 0;
 	for (size_t i = 0; i < prof->n_written; i++)
@@ -833,6 +836,11 @@ on_snapshot(void *ctx, pid_t pid, uint64_t time)
 	struct profile *pr = profile_get(prof, pid);
 	if (!pr)
 		return;
+	if (prof->view) {
+		struct out_header h = profile_header(prof, pr);
+		prof->view(prof->view_ctx, pid, pr->eng, &pr->sym, &h);
+		return;
+	}
 	unsigned n = ++pr->n_on_demand;
 	const char *why;
 	char *path = on_demand_path(prof, pr, n, &why);
@@ -987,6 +995,19 @@ uint64_t
 profiler_leak_errors(const struct profiler *prof)
 {
 	return prof->first_leak_errors;
+}
+
+void
+profiler_set_view(struct profiler *prof, profiler_view_fn *fn, void *ctx)
+{
+	prof->view = fn;
+	prof->view_ctx = ctx;
+}
+
+void
+profiler_set_summary(struct profiler *prof, bool summary)
+{
+	prof->no_summary = !summary;
 }
 
 int

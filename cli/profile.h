@@ -5,9 +5,13 @@
 #ifndef HT_CLI_PROFILE_H
 #define HT_CLI_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/options.h"
+#include "common/symbolizer.h"
+#include "output/output.h"
+#include "snapshot/snapshot.h"
 #include "tracer/tracer.h"
 
 struct profiler;
@@ -21,6 +25,19 @@ struct tracer_sink profiler_sink(struct profiler *prof);
 /* The leak errors (--leak-check=full) found in the first process
    profiled, the program itself; 0 before its check. */
 uint64_t profiler_leak_errors(const struct profiler *prof);
+/* A live view of a profile (`heaptrace top`): given process PID's
+   engine, its symbolizer and its profile's header, all borrowed for the
+   call, at each snapshot request in place of the on-demand files. */
+typedef void profiler_view_fn(void *ctx, pid_t pid,
+			      const struct snap_engine *eng,
+			      const struct ht_symbolizer *sym,
+			      const struct out_header *h);
+/* Have snapshot requests call FN with CTX instead of writing files. */
+void profiler_set_view(struct profiler *prof, profiler_view_fn *fn,
+		       void *ctx);
+/* Without SUMMARY, profiler_free prints no summary line (a profile
+   nobody asked for: `heaptrace top`'s); the notes go on their own. */
+void profiler_set_summary(struct profiler *prof, bool summary);
 /* Number of profiles that could not be written. */
 int profiler_write_failures(const struct profiler *prof);
 /* profiler_free prints the session's summary line (unless -q): its

@@ -112,6 +112,10 @@ struct ht_options {
 					  on demand; 0: never */
 	bool pprof;                    /* --pprof=no: PROFILE.pb.gz beside
 					  each profile and snapshot */
+	unsigned tick_ms;              /* not an option: `heaptrace top`'s
+					  --interval, a snapshot callback
+					  this often in place of
+					  --snapshot-every's; 0: none */
 
 	/* Byte sampling (README, "Sampled profiling"). */
 	uint64_t sampling_interval;    /* --sampling-interval=0: bytes between

@@ -1033,10 +1033,26 @@ spin_wants(const struct tracer *t)
 	return interval == 0 || records * interval < SAMPLED_RING_SPAN;
 }
 
+/* Set by a sink's callback, which runs inside the loop: no signal
+   handler writes it. */
+static bool sink_detach_requested;
+
+void
+tracer_request_detach(void)
+{
+	sink_detach_requested = true;
+}
+
+bool
+loop_detach_requested(void)
+{
+	return sink_detach_requested;
+}
+
 static bool
 stop_requested(const struct tracer *t)
 {
-	return t->stop_flag && *t->stop_flag;
+	return sink_detach_requested || (t->stop_flag && *t->stop_flag);
 }
 
 void
@@ -1051,8 +1067,11 @@ tracer_loop(struct tracer *t)
 	struct sigaction old_usr1, old_chld;
 	ondemand_install(&old_usr1);
 	idle_install(&old_chld);
+	sink_detach_requested = false;
 	struct periodic periodic;
-	int prc = periodic_start(&periodic, t->opt->snapshot_every);
+	int prc = periodic_start(&periodic, t->opt->tick_ms
+				 ? t->opt->tick_ms
+				 : t->opt->snapshot_every * 1000ULL);
 	if (prc)
 		ht_warn("--snapshot-every: no timer (%s): no periodic "
 			"snapshot will be written", ht_strerror(prc));

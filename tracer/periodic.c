@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Periodic snapshots (--snapshot-every=SECONDS): a timer of heaptrace's
-   own raises SIGUSR1 in heaptrace every SECONDS, which is exactly a
+/* Periodic snapshots (--snapshot-every=SECONDS, or `heaptrace top`'s
+   --interval): a timer of heaptrace's own raises SIGUSR1 in heaptrace
+   every interval, which is exactly a
    request for a snapshot on demand (ondemand.c): the same files and
    numbering, the same drain of every ring first, and the same wake-up of
    an idle loop (the handler jumps out of its wait). The target is not
@@ -15,10 +16,10 @@
 #include "common/err.h"
 
 int
-periodic_start(struct periodic *pt, unsigned seconds)
+periodic_start(struct periodic *pt, uint64_t ms)
 {
 	pt->armed = false;
-	if (!seconds)
+	if (!ms)
 		return 0;
 	struct sigevent sev;
 	memset(&sev, 0, sizeof(sev));
@@ -28,8 +29,10 @@ periodic_start(struct periodic *pt, unsigned seconds)
 	if (timer_create(CLOCK_MONOTONIC, &sev, &pt->timer))
 		return -errno;
 	struct itimerspec every = {
-		.it_interval = { .tv_sec = (time_t)seconds },
-		.it_value = { .tv_sec = (time_t)seconds },
+		.it_interval = { .tv_sec = (time_t)(ms / 1000),
+				 .tv_nsec = (long)(ms % 1000) * 1000000L },
+		.it_value = { .tv_sec = (time_t)(ms / 1000),
+			      .tv_nsec = (long)(ms % 1000) * 1000000L },
 	};
 	if (timer_settime(pt->timer, 0, &every, NULL)) {
 		int e = errno;

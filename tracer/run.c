@@ -5,7 +5,8 @@
    SIGTERM, SIGHUP and SIGINT to heaptrace are the program's (forward.c):
    the first reaches it exactly once; a second makes heaptrace detach
    (detach.c), write the profile, and wait for the program, which runs on
-   untraced, to have its status. */
+   untraced, to have its status. A sink's tracer_request_detach ends the
+   tracing the same way. */
 #include "tracer/session.h"
 
 #include <signal.h>
@@ -39,7 +40,7 @@ tracer_run(const struct ht_options *opt, char *const argv[],
 	forward_install(&t, &old_stop);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	tracer_loop(&t);
-	if (forward_detach_asked()) {
+	if (forward_detach_asked() || loop_detach_requested()) {
 		detach_all(&t);
 		forward_after_detach();
 	}

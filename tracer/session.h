@@ -131,15 +131,20 @@ void ondemand_wake(void);
    snapshot callback each profiled process with its clock now. */
 void ondemand_serve(struct tracer *t);
 
+/* Whether the sink asked, through tracer_request_detach, for the loop
+   to end and the processes to be detached from. */
+bool loop_detach_requested(void);
+
 /* ---- periodic.c: snapshots every --snapshot-every seconds ---- */
 /* A timer raising ondemand's request (SIGUSR1) in heaptrace. */
 struct periodic {
 	timer_t timer;
 	bool armed;
 };
-/* Ask for a snapshot every SECONDS from now (0: never), SIGUSR1's action
-   being ondemand's already. 0, or -errno (no timer: none is asked for). */
-int periodic_start(struct periodic *pt, unsigned seconds);
+/* Ask for a snapshot every MS milliseconds from now (0: never),
+   SIGUSR1's action being ondemand's already. 0, or -errno (no timer: none
+   is asked for). */
+int periodic_start(struct periodic *pt, uint64_t ms);
 /* No more requests from PT (nothing when it was not started). */
 void periodic_stop(struct periodic *pt);
 

@@ -150,6 +150,11 @@ int tracer_attach(const struct ht_options *opt, pid_t pid,
 		  const struct tracer_sink *sink, struct tracer_result *res,
 		  char *err, size_t errlen);
 
+/* From a sink's callback: end the session after the callback, as a
+   signal to detach would (tracer_attach detaches and returns; tracer_run
+   detaches, then waits for the program, untraced, to end). */
+void tracer_request_detach(void);
+
 /* True when this machine can count a process's user-space instructions
    (--time-unit=i); otherwise heaptrace records milliseconds. */
 bool tracer_instructions_available(void);

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* top's options are taken out of its command line, and what is left is
+   parsed as `attach` or `run` would parse it: the same options, the same
+   checks and the same session, with top's defaults put first so that the
+   user's own come after them. */
+#include "top.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "common/monotonic.h"
+#include "common/xalloc.h"
+#include "top_print.h"
+#include "top_table.h"
+#include "tracer/tracer.h"
+
+#define TOP_DEFAULT_SAMPLING "--sampling-interval=524288"
+/* No profile unless asked for: the watch is what top is for. */
+#define TOP_DEFAULT_OUT "--massif-out-file=/dev/null"
+#define TOP_INTERVAL_MIN 0.01
+#define TOP_INTERVAL_MAX 86400.0
+
+enum top_format { TOP_FORMAT_TEXT, TOP_FORMAT_JSON };
+
+struct top_watch {
+	char **argv;            /* the attach or run command line made */
+	unsigned interval_ms;
+	unsigned long iterations; /* 0: until interrupted */
+	enum top_format format;
+	unsigned long shown;
+	pid_t pid;              /* the process watched: the first seen */
+	struct top_history *history;
+	bool write_failed;
+	bool writes_profile;    /* --massif-out-file given */
+};
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -HT_E_BADOPT;
+}
+
+static bool
+has_prefix(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static int
+take_interval(struct top_watch *w, const char *v, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	double s = strtod(v, &end);
+	if (!*v || *end || errno || !isfinite(s) || s < TOP_INTERVAL_MIN ||
+	    s > TOP_INTERVAL_MAX)
+		return fail(err, errlen, "top: --interval takes seconds from "
+			    "%g to %g (fractions allowed), not '%s'",
+			    TOP_INTERVAL_MIN, TOP_INTERVAL_MAX, v);
+	w->interval_ms = (unsigned)lround(s * 1000.0);
+	return 0;
+}
+
+static int
+take_iterations(struct top_watch *w, const char *v, char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || v[0] == '-' || n > 1000000000UL)
+		return fail(err, errlen, "top: --iterations takes a number of "
+			    "tables (0: no end), not '%s'", v);
+	w->iterations = n;
+	return 0;
+}
+
+/* ARG as one of top's own options into W: 1 when it is not one. */
+static int
+take_option(struct top_watch *w, const char *arg, char *err, size_t errlen)
+{
+	if (has_prefix(arg, "--interval="))
+		return take_interval(w, arg + strlen("--interval="), err,
+				     errlen);
+	if (has_prefix(arg, "--iterations="))
+		return take_iterations(w, arg + strlen("--iterations="), err,
+				       errlen);
+	if (!strcmp(arg, "--batch"))
+		return 0; /* the only view there is yet */
+	if (!strcmp(arg, "--format=text")) {
+		w->format = TOP_FORMAT_TEXT;
+		return 0;
+	}
+	if (!strcmp(arg, "--format=json")) {
+		w->format = TOP_FORMAT_JSON;
+		return 0;
+	}
+	if (has_prefix(arg, "--format="))
+		return fail(err, errlen, "top: --format takes text or json, "
+			    "not '%s'", arg + strlen("--format="));
+	if (!strcmp(arg, "--interval") || !strcmp(arg, "--iterations") ||
+	    !strcmp(arg, "--format"))
+		return fail(err, errlen, "top: %s needs a value (%s=...)",
+			    arg, arg);
+	return 1;
+}
+
+void
+top_reword_error(char *err)
+{
+	static const char *const prefixes[] = { "attach: ", "run: " };
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(prefixes[i]);
+		if (!strncmp(err, prefixes[i], n)) {
+			memmove(err + 5, err + n, strlen(err + n) + 1);
+			memcpy(err, "top: ", 5);
+			return;
+		}
+	}
+}
+
+/* W's attach or run command line from top's ARGV, without top's own
+   options. */
+static int
+build_argv(struct top_watch *w, int argc, char **argv, char *err,
+	   size_t errlen)
+{
+	bool run = false, sampling = false, out = false;
+	for (int i = 1; i < argc && !run; i++) {
+		run = !strcmp(argv[i], "--");
+		sampling = sampling || has_prefix(argv[i],
+						  "--sampling-interval=");
+		out = out || has_prefix(argv[i], "--massif-out-file=");
+	}
+	w->argv = ht_xcalloc((size_t)argc + 4, sizeof(*w->argv));
+	int n = 0;
+	w->argv[n++] = ht_xstrdup("heaptrace");
+	w->argv[n++] = ht_xstrdup(run ? "run" : "attach");
+	if (!sampling)
+		w->argv[n++] = ht_xstrdup(TOP_DEFAULT_SAMPLING);
+	if (!out)
+		w->argv[n++] = ht_xstrdup(TOP_DEFAULT_OUT);
+	w->writes_profile = out;
+	bool options_done = false;
+	for (int i = 1; i < argc; i++) {
+		if (!options_done && !strcmp(argv[i], "--"))
+			options_done = true;
+		if (!options_done) {
+			int rc = take_option(w, argv[i], err, errlen);
+			if (rc <= 0) {
+				if (rc)
+					return rc;
+				continue;
+			}
+		}
+		w->argv[n++] = ht_xstrdup(argv[i]);
+	}
+	return n;
+}
+
+int
+top_parse(int argc, char **argv, struct ht_cmdline *cl,
+	  struct top_watch **out, char *err, size_t errlen)
+{
+	struct top_watch *w = ht_xcalloc(1, sizeof(*w));
+	w->interval_ms = 1000;
+	*out = NULL;
+	memset(cl, 0, sizeof(*cl));
+	int n = build_argv(w, argc, argv, err, errlen);
+	if (n < 0) {
+		/* CL must still be releasable */
+		ht_options_init(&cl->opt);
+		top_watch_free(w);
+		return n;
+	}
+	int rc = ht_cmdline_parse(cl, n, w->argv, err, errlen);
+	if (rc) {
+		top_reword_error(err);
+		top_watch_free(w);
+		return rc;
+	}
+	cl->opt.tick_ms = w->interval_ms;
+	w->history = top_history_new(ht_monotonic_ns());
+	*out = w;
+	return 0;
+}
+
+void
+top_watch_free(struct top_watch *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; w->argv && w->argv[i]; i++)
+		free(w->argv[i]);
+	free(w->argv);
+	top_history_free(w->history);
+	free(w);
+}
+
+bool
+top_watch_output_ok(const struct top_watch *w)
+{
+	return !w->write_failed;
+}
+
+bool
+top_watch_writes_profile(const struct top_watch *w)
+{
+	return w->writes_profile;
+}
+
+void
+top_view(void *ctx, pid_t pid, const struct snap_engine *eng,
+	 const struct ht_symbolizer *sym, const struct out_header *h)
+{
+	struct top_watch *w = ctx;
+	if (!w->pid)
+		w->pid = pid;
+	/* the program's children, --trace-children=yes, are not shown yet */
+	if (pid != w->pid || w->write_failed)
+		return;
+	struct top_table t;
+	int rc = top_table_make(w->history, pid, eng, sym, h,
+				ht_monotonic_ns(), &t);
+	if (rc) {
+		ht_error("top: cannot gather the statistics of process %d: %s",
+			 (int)pid, ht_strerror(rc));
+		return;
+	}
+	if (w->format == TOP_FORMAT_JSON)
+		top_print_json(stdout, &t);
+	else
+		top_print_text(stdout, &t);
+	top_table_fini(&t);
+	/* a reader that went away ends the watch, not the process */
+	if (fflush(stdout) || ferror(stdout)) {
+		ht_perror("top: error writing to standard output");
+		w->write_failed = true;
+		tracer_request_detach();
+		return;
+	}
+	if (w->iterations && ++w->shown >= w->iterations)
+		tracer_request_detach();
+}
+
+void
+top_usage(FILE *out)
+{
+	fputs("usage: heaptrace top [options] PID\n"
+	      "       heaptrace top [options] -- PROG [ARGS...]\n"
+	      "\n"
+	      "Watch a process's heap live: every --interval, a table of its "
+	      "sites, most\n"
+	      "live bytes first, as plain text (batch mode; the full-screen "
+	      "view is not\n"
+	      "there yet). Takes attach's and run's options too, with\n"
+	      "--sampling-interval=524288 unless given (0: every call "
+	      "counted), and writes\n"
+	      "no profile unless --massif-out-file is given.\n"
+	      "  --interval=<0.01..86400>  seconds between tables, "
+	      "fractions allowed [1]\n"
+	      "  --iterations=<0..1000000000>  detach and exit after this "
+	      "many tables;\n"
+	      "                    0: at SIGINT or SIGTERM [0]\n"
+	      "  --batch           plain output, also without a terminal "
+	      "(the only view yet)\n"
+	      "  --format=<text|json>  a text table, or one JSON object a "
+	      "line [text]\n", out);
+}
+
+/* `heaptrace top --help` and `-h`, wherever among its arguments. */
+bool
+top_help_asked(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}

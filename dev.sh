@@ -11,7 +11,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-PACKAGES="gcc g++ clang meson ninja-build pkg-config libelf-dev libdw-dev libunwind-dev libcapstone-dev libiberty-dev rustc valgrind python3 libjemalloc2 libtcmalloc-minimal4 chromium nginx-light redis-server redis-tools apache2-utils libcap2-bin libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go jq libclang-rt-dev make"
+PACKAGES="gcc g++ clang meson ninja-build pkg-config libelf-dev libdw-dev libunwind-dev libcapstone-dev libiberty-dev rustc valgrind python3 libjemalloc2 libtcmalloc-minimal4 chromium nginx-light redis-server redis-tools apache2-utils libcap2-bin libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go jq libclang-rt-dev make libncurses-dev tmux"
 
 install_missing() {
 	missing=""

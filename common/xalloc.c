@@ -48,6 +48,12 @@ ht_xstrdup(const char *s)
 }
 
 char *
+ht_xstrndup(const char *s, size_t n)
+{
+	return checked(strndup(s, n));
+}
+
+char *
 ht_xasprintf(const char *fmt, ...)
 {
 	va_list ap;

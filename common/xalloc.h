@@ -14,6 +14,8 @@ void *ht_xcalloc(size_t nmemb, size_t size);
 void *ht_xreallocarray(void *p, size_t nmemb, size_t size);
 /* strdup(S), dying on failure. */
 char *ht_xstrdup(const char *s);
+/* strndup(S, N), dying on failure. */
+char *ht_xstrndup(const char *s, size_t n);
 /* A malloc'd string formatted like printf, dying on failure. */
 char *ht_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -72,9 +72,9 @@ done
 command -v tmux >/dev/null 2>&1 || die "no tmux (apt-get install tmux)"
 
 work=$(mktemp -d) || exit 1
-socket="capture-$$"
+socket=$work/tmux.socket
 cleanup() {
-	tmux -L "$socket" kill-server 2>/dev/null
+	tmux -S "$socket" kill-server 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -89,11 +89,11 @@ set -g remain-on-exit on
 set -g remain-on-exit-format ""
 set -g history-limit 0
 EOF
-tmux -L "$socket" -f "$work/tmux.conf" new-session -d -s shot \
+tmux -S "$socket" -f "$work/tmux.conf" new-session -d -s shot \
 	-x "$cols" -y "$rows" -- "$@" || die "tmux could not start $1"
 
 screen_text() {
-	tmux -L "$socket" capture-pane -p -t shot 2>/dev/null
+	tmux -S "$socket" capture-pane -p -t shot 2>/dev/null
 }
 
 # await TEXT: poll the screen until TEXT is on it, up to $deadline s.
@@ -114,11 +114,11 @@ await() {
 sleep "$delay"
 if [ -n "$keys" ]; then
 	# shellcheck disable=SC2086  # KEYS is a list of key names
-	tmux -L "$socket" send-keys -t shot $keys || die "send-keys $keys"
+	tmux -S "$socket" send-keys -t shot $keys || die "send-keys $keys"
 	sleep "$delay"
 fi
 
-tmux -L "$socket" capture-pane -p -e -N -t shot >"$work/pane.txt" ||
+tmux -S "$socket" capture-pane -p -e -N -t shot >"$work/pane.txt" ||
 	die "capture-pane failed"
 python3 "$here/pane2html.py" --cols "$cols" --rows "$rows" --theme "$theme" \
 	--title "$*" -o "$work/pane.html" "$work/pane.txt" || die "pane2html.py failed"

@@ -53,9 +53,10 @@ THEMES = {
     },
 }
 
-# ESC [ params final (CSI), ESC ] ... BEL or ST (OSC), or a two-byte escape.
+# ESC [ params final (CSI), ESC ] ... BEL or ST (OSC), or ESC, any
+# intermediate bytes and a final byte (ESC ( B, ESC 7, ...).
 ESCAPE = re.compile(r"\x1b(?:\[([0-9;:<=>?]*)[ -/]*([@-~])"
-                    r"|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+                    r"|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])")
 
 
 @dataclasses.dataclass(frozen=True)

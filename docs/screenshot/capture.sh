@@ -16,6 +16,9 @@
 #                   "o Down Enter") and wait -d again
 #   --theme NAME    pane2html.py's palette: dark (default) or light
 #   --scale N       device pixels per CSS pixel (1; 2 for a sharper image)
+#   --quit KEYS     after the capture, send KEYS ("q", "C-c") and wait up
+#                   to 5 s for COMMAND to end, before the session is killed
+#                   (which hangs it up)
 #   --html FILE     also keep the HTML page
 #   --text FILE     also keep the raw capture (with its escapes)
 # COMMAND runs as given (no shell; use sh -c '...' for a pipeline); if it
@@ -27,7 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd) || exit 2
 
 usage() {
 	echo "usage: capture.sh [-s COLSxROWS] [-w TEXT] [-t SECONDS] [-d SECONDS]" \
-		"[-k KEYS] [--theme dark|light] [--scale N] [--html FILE]" \
+		"[-k KEYS] [--theme dark|light] [--scale N] [--quit KEYS] [--html FILE]" \
 		"[--text FILE] -o OUT.png -- COMMAND [ARGS...]" >&2
 	exit 2
 }
@@ -37,7 +40,7 @@ die() {
 }
 
 size=100x30 wait_text= deadline=15 delay= keys= theme=dark scale=1
-out= keep_html= keep_text=
+out= keep_html= keep_text= quit_keys=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) out=${2-} ;;
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
 	-k) keys=${2-} ;;
 	--theme) theme=${2-} ;;
 	--scale) scale=${2-} ;;
+	--quit) quit_keys=${2-} ;;
 	--html) keep_html=${2-} ;;
 	--text) keep_text=${2-} ;;
 	--) shift; break ;;
@@ -110,6 +114,19 @@ await() {
 	done
 }
 
+# quit KEYS: send KEYS, then up to 5 s for the command to end.
+quit() {
+	local dead
+	# shellcheck disable=SC2086  # KEYS is a list of key names
+	tmux -S "$socket" send-keys -t shot $1 || die "send-keys $1"
+	for _ in $(seq 50); do
+		dead=$(tmux -S "$socket" display-message -p -t shot '#{pane_dead}')
+		[ "$dead" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "capture.sh: $* did not end the command; hanging it up" >&2
+}
+
 [ -z "$wait_text" ] || await "$wait_text"
 sleep "$delay"
 if [ -n "$keys" ]; then
@@ -120,6 +137,7 @@ fi
 
 tmux -S "$socket" capture-pane -p -e -N -t shot >"$work/pane.txt" ||
 	die "capture-pane failed"
+[ -z "$quit_keys" ] || quit "$quit_keys"
 python3 "$here/pane2html.py" --cols "$cols" --rows "$rows" --theme "$theme" \
 	--title "$*" -o "$work/pane.html" "$work/pane.txt" || die "pane2html.py failed"
 window=$(python3 "$here/pane2html.py" --size --cols "$cols" --rows "$rows" \

@@ -68,9 +68,18 @@ fi
 work=$(mktemp -d) || exit 1
 demo_pid=
 cleanup() {
-	[ -z "$demo_pid" ] || kill "$demo_pid" 2>/dev/null
-	[ -z "$demo_pid" ] || wait "$demo_pid" 2>/dev/null
+	[ -z "$demo_pid" ] || stop_demo
 	rm -rf "$work"
+}
+# stop_demo: SIGTERM, and SIGKILL if it is still there 5 s later.
+stop_demo() {
+	kill "$demo_pid" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$demo_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$demo_pid" 2>/dev/null
+	wait "$demo_pid" 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -87,7 +96,9 @@ grep -q "ready $demo_pid" "$work/demo.out" ||
 
 # The picture is taken DELAY seconds after the first site's row is
 # shown: growth and rates have had time to show.
-capture=("$here/capture.sh" -s "$size" -w "$sites" -t 20 -d "$delay"
+# Ctrl-C then detaches heaptrace (the view's q would too; batch mode
+# reads no key), leaving the demo as it was, before it is stopped.
+capture=("$here/capture.sh" -s "$size" -w "$sites" -t 20 -d "$delay" --quit C-c
 	--theme "$theme" --scale "$scale" -o "$out")
 [ -z "$keys" ] || capture+=(-k "$keys")
 [ -z "$text" ] || capture+=(--text "$text")

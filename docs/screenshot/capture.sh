@@ -93,6 +93,7 @@ set -g remain-on-exit on
 set -g remain-on-exit-format ""
 set -g history-limit 0
 EOF
+unset TMUX   # run from inside tmux too
 tmux -S "$socket" -f "$work/tmux.conf" new-session -d -s shot \
 	-x "$cols" -y "$rows" -- "$@" || die "tmux could not start $1"
 
@@ -144,17 +145,17 @@ window=$(python3 "$here/pane2html.py" --size --cols "$cols" --rows "$rows" \
 	"$work/pane.txt" 2>/dev/null) || die "pane2html.py --size failed"
 
 # As root Chromium needs --no-sandbox; a profile of its own in $work
-# leaves the user's alone.
-out_abs=$(cd "$(dirname "$out")" && pwd)/$(basename "$out") ||
-	die "no directory for $out"
-rm -f "$out_abs"
+# leaves the user's alone; sRGB, so that the pixels are the page's
+# colours. OUT is replaced only by a complete picture.
 timeout 60 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-	--hide-scrollbars --user-data-dir="$work/chromium" \
+	--hide-scrollbars --force-color-profile=srgb \
+	--user-data-dir="$work/chromium" \
 	--force-device-scale-factor="$scale" --window-size="$window" \
-	--screenshot="$out_abs" "file://$work/pane.html" \
+	--screenshot="$work/pane.png" "file://$work/pane.html" \
 	>"$work/chromium.log" 2>&1
-[ -s "$out_abs" ] ||
-	die "$browser wrote no $out: $(tail -3 "$work/chromium.log")"
+[ -s "$work/pane.png" ] ||
+	die "$browser wrote no picture: $(tail -3 "$work/chromium.log")"
+cp "$work/pane.png" "$out" || die "cannot write $out"
 [ -z "$keep_html" ] || cp "$work/pane.html" "$keep_html" || exit 1
 [ -z "$keep_text" ] || cp "$work/pane.txt" "$keep_text" || exit 1
 echo "capture.sh: $out ($window px x$scale, ${cols}x$rows cells)"

@@ -177,8 +177,11 @@ class Grid:
         """Writes CH at ROW, COL; returns the column after it."""
         width = char_width(ch)
         if width == 0:
-            if col > 0 and row < self.rows and col <= self.cols:
-                self.cells[row][col - 1][0] += ch
+            if 0 < col <= self.cols and row < self.rows:
+                base = col - 1
+                if self.cells[row][base][2] == 0:   # after a wide character
+                    base -= 1
+                self.cells[row][base][0] += ch
             return col
         if row >= self.rows or col + width > self.cols:
             self.dropped += 1

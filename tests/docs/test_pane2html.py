@@ -242,6 +242,9 @@ class Checks:
         expect("combining mark in its cell", row[0].text, "e\u0301")
         expect("x in column 1", row[1].text, "x")
         expect("tab to column 8", (row[8].text, row[16].text), ("a", "b"))
+        row = self.rows("\u4e2d\u0301x\n", cols=4)[0]
+        expect("combining mark on a wide character",
+               [c.text for c in row], ["\u4e2d\u0301", "x", " "])
 
     def check_other_escapes(self):
         row = self.rows(ESC + "[2J" + ESC + "[?25l" + ESC + "]0;title\x07A"
@@ -377,6 +380,8 @@ MUTANTS = [
      "return 1"),
     ("combining marks a cell", 'if unicodedata.combining(ch) or ch in',
      'if False and ch in'),
+    ("combining mark on a wide character's second half",
+     "if self.cells[row][base][2] == 0:", "if False:"),
     ("tabs one space", "stop = (col // TAB_STOP + 1) * TAB_STOP",
      "stop = col + 1"),
     ("text not escaped", 'else "<i>%s</i>" % html.escape(text))',

@@ -94,8 +94,12 @@ set -g remain-on-exit-format ""
 set -g history-limit 0
 EOF
 unset TMUX   # run from inside tmux too
-tmux -S "$socket" -f "$work/tmux.conf" new-session -d -s shot \
-	-x "$cols" -y "$rows" -- "$@" || die "tmux could not start $1"
+# The pane speaks UTF-8 whatever the caller's locale, as terminals do.
+utf8=()
+[ "$(locale charmap 2>/dev/null)" = UTF-8 ] || utf8=(-e LC_ALL=C.UTF-8)
+tmux -u -S "$socket" -f "$work/tmux.conf" new-session -d -s shot \
+	-x "$cols" -y "$rows" "${utf8[@]}" -- "$@" ||
+	die "tmux could not start $1"
 
 screen_text() {
 	tmux -S "$socket" capture-pane -p -t shot 2>/dev/null

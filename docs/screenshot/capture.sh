@@ -39,8 +39,8 @@ die() {
 	exit 1
 }
 
-size=100x30 wait_text= deadline=15 delay= keys= theme=dark scale=1
-out= keep_html= keep_text= quit_keys=
+size=100x30 wait_text='' deadline=15 delay='' keys='' theme=dark scale=1
+out='' keep_html='' keep_text='' quit_keys=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) out=${2-} ;;
@@ -60,7 +60,7 @@ while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	shift 2
 done
-[ -n "$out" ] && [ $# -gt 0 ] || usage
+{ [ -n "$out" ] && [ $# -gt 0 ]; } || usage
 [[ $size =~ ^([1-9][0-9]*)x([1-9][0-9]*)$ ]] || usage
 cols=${BASH_REMATCH[1]} rows=${BASH_REMATCH[2]}
 [[ $deadline =~ ^[0-9]+$ ]] || usage

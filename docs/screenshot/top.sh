@@ -34,7 +34,7 @@ die() {
 	exit 1
 }
 
-out=$here/../top.png size=100x30 delay=4 keys= batch= theme=dark scale=1
+out=$here/../top.png size=100x30 delay=4 keys='' batch='' theme=dark scale=1
 text=
 while [ $# -gt 0 ]; do
 	case $1 in

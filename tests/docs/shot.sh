@@ -83,7 +83,8 @@ $bg
 $bg"
 		[ "$(cat pixels)" = "$want" ] ||
 			fail "$theme.png: size and pixels (reversed, red, plain," \
-				"margin): $(echo $(cat pixels)), expected $(echo $want)"
+				"margin): $(tr '\n' ' ' <pixels), expected" \
+				"$(echo "$want" | tr '\n' ' ')"
 	done
 	;;
 deadline)

@@ -16,7 +16,7 @@
 #   -k KEYS         keys to press then (capture.sh -k: "Down Enter")
 #   --batch         `heaptrace top --batch` (its plain text tables)
 #   --theme NAME    dark (default) or light
-#   --scale N       device pixels per CSS pixel (1)
+#   --scale N       device pixels per CSS pixel (2: sharp on dense screens)
 #   --text FILE     also keep the pane's capture (with its escapes)
 # TOP_OPTIONS go to `heaptrace top` (--sampling-interval=0, --interval=500).
 # Exit 0 when the PNG is written, 1 if not, 2 on a usage error.
@@ -34,7 +34,7 @@ die() {
 	exit 1
 }
 
-out=$here/../top.png size=100x30 delay=4 keys='' batch='' theme=dark scale=1
+out=$here/../top.png size=100x30 delay=4 keys='' batch='' theme=dark scale=2
 text=
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -108,7 +108,7 @@ deadline)
 	;;
 top)
 	[ -x "$build/heaptrace" ] || harness "no $build/heaptrace"
-	"$shots/top.sh" -o top.png -d 2 --text top.txt "$build" >out 2>err ||
+	"$shots/top.sh" -o top.png -d 2 --scale 1 --text top.txt "$build" >out 2>err ||
 		fail "top.sh: exit $? ($(cat err))"
 	[ -s top.png ] || fail "no top.png"
 	grep -q -E 'top_demo\.cpp|topsites\.c' top.txt ||

@@ -77,11 +77,69 @@ site_is_allocator_object(const char *object)
 	return false;
 }
 
+/* Base name prefixes of C++'s standard libraries. */
+static const char *const standard_objects[] = {
+	"libstdc++.so", "libc++.so", "libc++abi.so",
+};
+
+/* Namespaces of C++'s and Rust's standard libraries, as a demangled
+   name's qualified function starts ("<" for a Rust trait impl's
+   "<alloc::vec::Vec<T> as ...>"). */
+static const char *const standard_namespaces[] = {
+	"std::", "__gnu_cxx::", "__cxxabiv1::", "alloc::", "core::",
+	"<std::", "<alloc::", "<core::",
+};
+
+static bool
+has_any_prefix(const char *s, const char *const *prefixes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* FN's qualified name without a template function's return type ("void
+   std::basic_string<...>::_M_construct<...>(...)"): what follows the
+   last blank outside brackets before the parameter list. */
+static const char *
+qualified_name(const char *fn)
+{
+	const char *start = fn;
+	int depth = 0;
+	for (const char *p = fn; *p; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth)
+			depth--;
+		else if (*p == '(' && !depth)
+			break;
+		else if (*p == ' ' && !depth)
+			start = p + 1;
+	}
+	return start;
+}
+
+bool
+site_is_standard_library(const char *fn, const char *object)
+{
+	const char *slash = object ? strrchr(object, '/') : NULL;
+	const char *base = slash ? slash + 1 : object;
+	if (base && has_any_prefix(base, standard_objects,
+				   sizeof(standard_objects) /
+					   sizeof(standard_objects[0])))
+		return true;
+	return has_any_prefix(qualified_name(fn), standard_namespaces,
+			      sizeof(standard_namespaces) /
+				      sizeof(standard_namespaces[0]));
+}
+
 /* What the naming rule needs to know of one frame. */
 struct frame_kind {
 	bool named;      /* a function name, not ??? nor (below main) */
 	bool alloc_fn;   /* an allocator's entry point by its name */
 	bool alloc_obj;  /* in the C library or an allocator library */
+	bool stdlib;     /* a language's standard library */
 	bool inner;      /* no frame outside those lies inward of it */
 	bool startup;    /* outward of main: the C library's start-up */
 };
@@ -135,12 +193,16 @@ frame_kind_of(const struct site_naming *nm, const struct sites_frame *fr)
 			 strncmp(fr->function, "(below main)", 12) != 0,
 		.alloc_fn = site_naming_is_alloc_fn(nm, fr->function, true),
 		.alloc_obj = site_is_allocator_object(frame_object(nm->sf, fr)),
+		.stdlib = site_is_standard_library(fr->function,
+						   frame_object(nm->sf, fr)),
 	};
 }
 
 /* The passes of the rule, best first. */
 enum pass {
-	PASS_PROGRAM_NAMED,  /* named, outside the allocator */
+	PASS_PROGRAM_NAMED,  /* named, outside the allocator and the
+				standard library */
+	PASS_STDLIB_NAMED,   /* named, the standard library's */
 	PASS_LIBC_NAMED,     /* named, libc's own caller of the allocator */
 	PASS_PROGRAM,        /* outside the allocator, maybe unnamed */
 	PASS_NAMED,          /* named at all */
@@ -154,6 +216,8 @@ pass_takes(enum pass p, struct frame_kind k)
 		return false;
 	switch (p) {
 	case PASS_PROGRAM_NAMED:
+		return k.named && !k.alloc_fn && !k.alloc_obj && !k.stdlib;
+	case PASS_STDLIB_NAMED:
 		return k.named && !k.alloc_fn && !k.alloc_obj;
 	case PASS_LIBC_NAMED:
 		/* not the start-up code outward of the program's frames */

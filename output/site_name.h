@@ -50,12 +50,20 @@ bool site_is_allocator_function(const char *fn, const char *desc);
    (jemalloc, tcmalloc, mimalloc, tbbmalloc). */
 bool site_is_allocator_object(const char *object);
 
+/* Whether a frame of function FN in OBJECT (may be NULL) is a language's
+   standard library rather than the program: in libstdc++ or libc++, or
+   a function of C++'s std:: or __gnu_cxx:: namespaces (a template
+   instantiated in the program, as std::vector's growth is) or of Rust's
+   alloc::, core:: or std:: crates. */
+bool site_is_standard_library(const char *fn, const char *object);
+
 /* The frame naming site S of NM's file (whose mappings tell each frame's
    object): the first frame, innermost first, that has a name and is
    neither an allocator function (site_naming_is_alloc_fn, wrappers
-   included) nor in an allocator object; else the first named one that
-   is not an allocator function among the allocator objects' frames the
-   stack starts with (the C library's own allocation, as from fopen);
+   included) nor in an allocator object nor the standard library's
+   (site_is_standard_library); else the first such named one of the
+   standard library; else the first named one that is not an allocator
+   function among the allocator objects' frames the stack starts with (the C library's own allocation, as from fopen);
    else the first not in an allocator (an unnamed address of the
    program); else the first named one, else the first. "(below main)"
    counts as unnamed, and it and the frames outward of it or of main

@@ -216,6 +216,78 @@ test_other_allocators(void)
 	       "/usr/lib/x86_64-linux-gnu/libstdc++.so.6)");
 }
 
+/* C++'s and Rust's standard libraries are passed over for the program's
+   frame that called them: std::vector's growth, a std::string built in
+   libstdc++, a Rust Vec's push; with no program frame, the standard
+   library's own names the site. */
+static void
+test_standard_library(void)
+{
+	struct sites_frame vec[] = {
+		F(0x9000, "operator new(unsigned long)", NULL, 0,
+		  "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"),
+		F(PROG + 0x10, "std::__new_allocator<demo::Posting>::allocate"
+		  "(unsigned long, void const*)", "new_allocator.h", 137, NULL),
+		F(PROG + 0x20, "void std::vector<demo::Posting, std::allocator<"
+		  "demo::Posting> >::_M_realloc_insert<demo::Posting const&>("
+		  "__gnu_cxx::__normal_iterator<demo::Posting*, std::vector<"
+		  "demo::Posting, std::allocator<demo::Posting> > >, "
+		  "demo::Posting const&)", "vector.tcc", 440, NULL),
+		F(PROG + 0x30, "demo::Index::add(unsigned long)", "demo.cpp",
+		  40, NULL),
+		F(PROG + 0x40, "main", "demo.cpp", 90, NULL),
+	};
+	EXPECT(&with_maps, NULL, vec, "demo::Index::add(unsigned long) "
+	       "(demo.cpp:40)");
+	struct sites_frame str[] = {
+		F(0x9000, "operator new(unsigned long)", NULL, 0,
+		  "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"),
+		F(0x9100, "void std::__cxx11::basic_string<char, std::char_"
+		  "traits<char>, std::allocator<char> >::_M_construct<char "
+		  "const*>(char const*, char const*, std::forward_iterator_"
+		  "tag)", NULL, 0, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"),
+		F(PROG + 0x10, "parse_request(char const*)", "demo.cpp", 95,
+		  NULL),
+	};
+	EXPECT(&with_maps, NULL, str, "parse_request(char const*) "
+	       "(demo.cpp:95)");
+	/* a frame in libstdc++ without a std:: name is its own too */
+	struct sites_frame pool[] = {
+		F(LIBC + 0x10, "malloc", NULL, 0, libc_path),
+		F(0x9200, "__cxa_get_globals", NULL, 0,
+		  "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"),
+		F(PROG + 0x10, "worker", "w.cpp", 7, NULL),
+	};
+	EXPECT(&without_maps, NULL, pool, "worker (w.cpp:7)");
+	/* only the standard library and start-up: its first named frame */
+	struct sites_frame only[] = {
+		F(0x9000, "operator new(unsigned long)", NULL, 0,
+		  "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"),
+		F(0x9300, "std::locale::_Impl::_Impl(unsigned long)", NULL, 0,
+		  "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"),
+		F(LIBC + 0x20, "(below main)", "libc_start_call_main.h", 58,
+		  NULL),
+	};
+	EXPECT(&with_maps, NULL, only, "std::locale::_Impl::_Impl(unsigned "
+	       "long) (in /usr/lib/x86_64-linux-gnu/libstdc++.so.6)");
+	struct sites_frame rust[] = {
+		F(LIBC + 0x10, "malloc", NULL, 0, libc_path),
+		F(PROG + 0x10, "__rust_alloc", NULL, 0, prog_path),
+		F(PROG + 0x14, "alloc::raw_vec::RawVec<T,A>::reserve_for_push::"
+		  "h0123456789abcdef", NULL, 0, prog_path),
+		F(PROG + 0x18, "<alloc::vec::Vec<T> as core::iter::traits::"
+		  "collect::FromIterator<T>>::from_iter", NULL, 0, prog_path),
+		F(PROG + 0x20, "app::load", "src/main.rs", 12, NULL),
+	};
+	EXPECT(&with_maps, NULL, rust, "app::load (src/main.rs:12)");
+	CHECK(!site_is_standard_library("stdout_flush", "/usr/bin/prog"),
+	      "a name starting std without ::");
+	CHECK(!site_is_standard_library("mystd::f()", NULL), "mystd::");
+	CHECK(site_is_standard_library("std::vector<int>::push_back(int&&)",
+				       NULL), "std::");
+	CHECK(site_is_standard_library("g", "/usr/lib/libc++.so.1"), "libc++");
+}
+
 static void
 test_objects(void)
 {
@@ -271,6 +343,7 @@ main(void)
 	test_libc_internal();
 	test_debug_info();
 	test_other_allocators();
+	test_standard_library();
 	test_objects();
 	test_text();
 	return failures ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -22,13 +22,15 @@ static const char *const titles[TOP_N_COLS] = {
 	"LIVE", "HEAP%", "GROWTH", "ALLOC/S", "CALLS/S", "TEMP%", "SITE",
 };
 
-/* The site's column is at least this wide: narrower, the columns least
-   needed are left out (HIDE_ORDER) to make room. */
-#define SITE_MIN_WIDTH 24
+/* The site's column is at least this wide (a C++ function's last
+   component, "(...)" and its file:line): narrower, the columns least
+   needed are left out (HIDE_ORDER) to make room. At 80 columns, in
+   KiB/MiB, only HEAP% is (LIVE says nearly as much). */
+#define SITE_MIN_WIDTH 36
 
 /* Which columns a narrow screen leaves out first. */
 static const enum top_col hide_order[] = {
-	TOP_COL_TEMP, TOP_COL_HEAP, TOP_COL_CALLS, TOP_COL_GROWTH,
+	TOP_COL_HEAP, TOP_COL_TEMP, TOP_COL_CALLS, TOP_COL_GROWTH,
 	TOP_COL_ALLOC,
 };
 
@@ -42,8 +44,8 @@ struct layout {
 static struct layout
 layout_of(const struct top_ui *ui)
 {
-	static const int human[TOP_N_COLS] = { 9, 6, 9, 9, 8, 5, 0 };
-	static const int full[TOP_N_COLS] = { 10, 6, 10, 10, 8, 5, 0 };
+	static const int human[TOP_N_COLS] = { 8, 5, 9, 8, 7, 5, 0 };
+	static const int full[TOP_N_COLS] = { 10, 5, 10, 10, 7, 5, 0 };
 	struct layout l;
 	memcpy(l.width, ui->exact ? full : human, sizeof(l.width));
 	for (size_t h = 0;; h++) {
@@ -143,10 +145,13 @@ cell_text(char *buf, size_t len, enum top_col col, const struct top_table *t,
 	case TOP_COL_LIVE:
 		return top_cells_bytes(buf, len, (double)r->live, exact,
 				       false);
-	case TOP_COL_HEAP:
-		snprintf(buf, len, "%.1f%%", t->heap ? 100.0 * (double)r->live
-			 / (double)t->heap : 0.0);
+	case TOP_COL_HEAP: {
+		double share = t->heap ? 100.0 * (double)r->live
+				       / (double)t->heap : 0.0;
+		/* a decimal only where it matters, in 4 columns */
+		snprintf(buf, len, share < 9.95 ? "%.1f%%" : "%.0f%%", share);
 		return;
+	}
 	case TOP_COL_GROWTH:
 		return top_cells_bytes(buf, len, (double)r->growth, exact,
 				       true);

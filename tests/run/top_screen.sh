@@ -34,9 +34,11 @@
 #           and running on at full speed (its rate after the detach at
 #           least a third of its rate before the attach) with its own
 #           output only ("ready", "rate" lines).
-#  ctrl-c   the same with Ctrl-C in the view.
+#  ctrl-c   the same with Ctrl-C in the view (a key: the screen is raw).
 #  sigint   SIGINT sent to heaptrace (kill) while the view is up: exit
 #           0, terminal restored, the program untraced.
+#           (In these three, the view must be up first: its header's
+#           "? keys, q quit".)
 #  narrow   an 80x24 pane on progs/toplong.cpp, whose site has a C++
 #           name of some 300 columns: its row holds the name shortened
 #           in the middle ("..."), its start, the end of its member
@@ -348,6 +350,7 @@ quit | ctrl-c | sigint)
 	lines_attach=$(grep -c '^rate ' "$tmp/prog.out")
 	start_top --sampling-interval=0 "$target"
 	wait_screen 'hold_big' 5 || fail "no hold_big"
+	grep -q '? keys, q quit' "$tmp/screen" || fail "the view is not up"
 	lines_before=$(grep -c '^rate ' "$tmp/prog.out")
 	case $case_name in
 	quit) keys q ;;
@@ -380,7 +383,8 @@ narrow)
 	;;
 run)
 	start_top --sampling-interval=0 -- "$prog" 3 now 3
-	wait_screen 'hold_big' 3 || { fail "no hold_big in the view"; show "$tmp/screen"; }
+	wait_screen 'hold_big' 3 && grep -q '? keys, q quit' "$tmp/screen" ||
+		{ fail "no hold_big in the view"; show "$tmp/screen"; }
 	wait_for "$tmp/top.status" . 15 || fail "top did not end with its program"
 	[ "$(cat "$tmp/top.status")" = 3 ] ||
 		fail "top exited $(cat "$tmp/top.status"), want the program's 3: $(cat "$tmp/top.err")"

@@ -113,6 +113,7 @@ move_selection(struct top_ui *ui, int key, size_t n_rows, size_t page)
 	default:
 		return TOP_ACT_NONE;
 	}
+	ui->chosen = true;
 	top_ui_clamp(ui, n_rows, page);
 	return TOP_ACT_DRAW;
 }

@@ -18,6 +18,8 @@ struct top_ui {
 	bool expanded;  /* the selected row's stack in place of the rows */
 	bool help;      /* the keys in place of the rows */
 	size_t selected; /* the selected row, in the rows' order */
+	bool chosen;    /* selected by the user, who then keeps it across
+			   tables and sorts; else the first row is */
 	size_t first;   /* the first row on the screen */
 	char message[256]; /* for the status line; "" none */
 };

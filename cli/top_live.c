@@ -86,13 +86,16 @@ row_named(const struct top_table *t, const char *name)
 	return t->n_rows;
 }
 
-/* Rows sorted by the UI's column, the same row kept selected. */
+/* Rows sorted by the UI's column, the row the user chose kept selected
+   (else the first). */
 static void
 sort_keeping_selection(struct top_live *l, const char *selected)
 {
 	top_sort_rows(&l->table, l->ui.sort);
 	size_t i = row_named(&l->table, selected);
-	if (i < l->table.n_rows)
+	if (!l->ui.chosen)
+		l->ui.selected = 0;
+	else if (i < l->table.n_rows)
 		l->ui.selected = i;
 	top_ui_clamp(&l->ui, l->table.n_rows, top_draw_page());
 }

@@ -1042,6 +1042,12 @@ profiler_set_view(struct profiler *prof, profiler_view_fn *fn, void *ctx)
 	prof->view_ctx = ctx;
 }
 
+pid_t
+profiler_first_pid(const struct profiler *prof)
+{
+	return prof->first_pid;
+}
+
 void
 profiler_view_write_next(struct profiler *prof, pid_t pid)
 {

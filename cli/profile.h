@@ -35,6 +35,9 @@ typedef void profiler_view_fn(void *ctx, pid_t pid,
 /* Have snapshot requests call FN with CTX instead of writing files. */
 void profiler_set_view(struct profiler *prof, profiler_view_fn *fn,
 		       void *ctx);
+/* The first process profiled (the program, or the process attached
+   to); 0 before it. */
+pid_t profiler_first_pid(const struct profiler *prof);
 /* Have process PID's next snapshot request write its on-demand files, as
    `heaptrace snapshot` would, before the view is called. */
 void profiler_view_write_next(struct profiler *prof, pid_t pid);

@@ -281,8 +281,11 @@ top_view(void *ctx, pid_t pid, const struct snap_engine *eng,
 	 const struct ht_symbolizer *sym, const struct out_header *h)
 {
 	struct top_watch *w = ctx;
+	/* the program or the process attached to, whichever process the
+	   tracer asks about first */
 	if (!w->pid)
-		w->pid = pid;
+		w->pid = w->prof && profiler_first_pid(w->prof)
+			 ? profiler_first_pid(w->prof) : pid;
 	/* the program's children, --trace-children=yes, are not shown yet */
 	if (pid != w->pid || w->write_failed)
 		return;

@@ -249,12 +249,20 @@ draw_stack(const struct top_table *t, const struct top_ui *ui)
 	line_at(++y, buf);
 	const struct sites_site *s = r->heaviest;
 	line_at(++y, "  the stack of its heaviest site, innermost first:");
-	for (size_t i = 0; s && i < s->n_frames && y + 1 < LINES; i++) {
+	size_t n = s ? s->n_frames : 0, i;
+	/* the last line says how many frames did not fit */
+	for (i = 0; i < n && (y + 2 < LINES || (i + 1 == n && y + 1 < LINES));
+	     i++) {
 		char *text = site_frame_text(&s->frames[i]);
 		snprintf(buf, sizeof(buf), "  #%-3zu", i);
 		line_at(++y, buf);
 		fitted_at(y, 7, text);
 		free(text);
+	}
+	if (i < n) {
+		snprintf(buf, sizeof(buf), "  (%zu more frames: a taller "
+			 "terminal shows them)", n - i);
+		line_at(++y, buf);
 	}
 }
 

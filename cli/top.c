@@ -251,6 +251,10 @@ screen_tick(struct top_watch *w, pid_t pid, const struct snap_engine *eng,
 	if (!w->live && !w->live_failed) {
 		w->live = top_live_open(w->interval_ms, w->prof);
 		w->live_failed = !w->live;
+		if (w->live_failed)
+			ht_warn("top: the terminal (TERM=%s) cannot show the "
+				"full-screen view: tables are printed instead",
+				getenv("TERM") ? getenv("TERM") : "");
 	}
 	if (!w->live)
 		return true;

@@ -157,7 +157,8 @@ act(struct top_live *l, enum top_action a, struct top_history *h, pid_t pid)
 		top_history_reset_growth(h);
 		snprintf(l->status, sizeof(l->status), "growth counted from "
 			 "now");
-		return true;
+		/* frozen means no new table, whatever the key */
+		return !l->ui.frozen;
 	case TOP_ACT_WRITE:
 		profiler_view_write_next(l->prof, pid);
 		snprintf(l->status, sizeof(l->status), "writing a profile...");

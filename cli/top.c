@@ -268,8 +268,10 @@ screen_tick(struct top_watch *w, pid_t pid, const struct snap_engine *eng,
 	return false;
 }
 
-/* Whether a printed table is due: the ticks are the interval, unless the
-   screen was wanted and could not be had (then they are shorter). */
+/* Whether a printed table is due, when the screen was wanted and could
+   not be had: the ticks are then shorter than the interval. (In batch
+   mode they are the interval, and a request of `heaptrace snapshot` is
+   one table more.) */
 static bool
 print_due(struct top_watch *w, uint64_t now_ns)
 {
@@ -285,8 +287,8 @@ top_view(void *ctx, pid_t pid, const struct snap_engine *eng,
 	 const struct ht_symbolizer *sym, const struct out_header *h)
 {
 	struct top_watch *w = ctx;
-	/* the program or the process attached to, whichever process the
-	   tracer asks about first */
+	/* the program or the process attached to (the first profiled), not
+	   whichever process the tracer happens to ask about first */
 	if (!w->pid)
 		w->pid = w->prof && profiler_first_pid(w->prof)
 			 ? profiler_first_pid(w->prof) : pid;
@@ -295,7 +297,7 @@ top_view(void *ctx, pid_t pid, const struct snap_engine *eng,
 		return;
 	if (w->screen && (!screen_tick(w, pid, eng, sym, h) || w->live))
 		return;
-	if (!print_due(w, ht_monotonic_ns()))
+	if (w->screen && !print_due(w, ht_monotonic_ns()))
 		return;
 	struct top_table t;
 	int rc = top_table_make(w->history, pid, eng, sym, h,

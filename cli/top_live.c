@@ -170,22 +170,23 @@ act(struct top_live *l, enum top_action a, struct top_history *h, pid_t pid)
 	}
 }
 
-/* SAID ("written to PATH") with PATH relative when it is in the current
-   directory: the status line is short. */
-static const char *
-said_here(const char *said)
+/* The status line for SAID, what came of `w` ("written to PATH", or why
+   not): PATH relative when it is in the current directory, the line
+   being short. */
+static void
+say_written(struct top_live *l, const char *said)
 {
-	static char buf[PATH_MAX + 64];
 	char cwd[PATH_MAX];
 	const char *prefix = "written to ";
-	size_t p = strlen(prefix), n;
-	if (strncmp(said, prefix, p) || !getcwd(cwd, sizeof(cwd)))
-		return said;
-	n = strlen(cwd);
-	if (strncmp(said + p, cwd, n) || said[p + n] != '/')
-		return said;
-	snprintf(buf, sizeof(buf), "%s%s", prefix, said + p + n + 1);
-	return buf;
+	if (strncmp(said, prefix, strlen(prefix))) {
+		snprintf(l->status, sizeof(l->status), "%s", said);
+		return;
+	}
+	const char *path = said + strlen(prefix);
+	size_t n = getcwd(cwd, sizeof(cwd)) ? strlen(cwd) : 0;
+	if (n && !strncmp(path, cwd, n) && path[n] == '/')
+		path += n + 1;
+	snprintf(l->status, sizeof(l->status), "profile written to %s", path);
 }
 
 /* What came since the last tick for the status line: a profile written,
@@ -198,11 +199,9 @@ take_status(struct top_live *l)
 		snprintf(l->status, sizeof(l->status), "%s", line);
 	/* the answer to `w` rather than heaptrace's line saying the same */
 	char *said = profiler_view_said(l->prof);
-	if (said) {
-		snprintf(l->status, sizeof(l->status), "profile %s",
-			 said_here(said));
-		free(said);
-	}
+	if (said)
+		say_written(l, said);
+	free(said);
 }
 
 bool

@@ -21,6 +21,9 @@
 #  stack    Enter on hold_big's row shows its stack: the frames hold_big,
 #           busy, main in that order, its exact live bytes; Esc: the rows
 #           again.
+#  scroll   an 80x9 pane (3 rows shown of 7), sorted by name (n): End
+#           shows the last rows (traced) and not hold_big; PgUp, then Home,
+#           bring the first (churn) back.
 #  freeze   f: the header says FROZEN and its elapsed time stays for 2 s;
 #           f again: it moves on.
 #  reset    r, once grow has grown by 25600 B (2 s): right after, its
@@ -292,6 +295,18 @@ PY
 	keys Escape
 	wait_screen 'SITE\*?\s*$' 2 || fail "Esc does not bring the rows back"
 	;;
+scroll)
+	start_target prog out 'rate ' "$prog" 40 busy
+	start_top -x 80 -y 9 --sampling-interval=0 "$target"
+	wait_screen 'hold_big' 5 || fail "no hold_big"
+	sleep 1 # every site seen: 7 rows
+	keys n End
+	wait_screen '^ .* traced ' 2 && ! grep -q hold_big "$tmp/screen" ||
+		{ fail "End: the last row (traced) is not shown alone"; show "$tmp/screen"; }
+	keys PageUp Home
+	wait_screen '^ .* churn ' 2 && ! grep -q ' traced ' "$tmp/screen" ||
+		{ fail "Home: the first rows are not back"; show "$tmp/screen"; }
+	;;
 freeze)
 	start_target prog out 'rate ' "$prog" 40 busy
 	start_top --sampling-interval=0 --interval=0.5 "$target"
@@ -399,7 +414,7 @@ run)
 		fail "the pane is still on the alternate screen"
 	;;
 *)
-	usage "top_screen.sh HEAPTRACE TOPSITES exact|sampled|sort|stack|freeze|reset|write|quit|ctrl-c|sigint|narrow|run [TOPLONG]"
+	usage "top_screen.sh HEAPTRACE TOPSITES exact|sampled|sort|stack|scroll|freeze|reset|write|quit|ctrl-c|sigint|narrow|run [TOPLONG]"
 	;;
 esac
 pass_or_fail

@@ -38,8 +38,8 @@
 #           least a third of its rate before the attach) with its own
 #           output only ("ready", "rate" lines).
 #  ctrl-c   the same with Ctrl-C in the view (a key: the screen is raw).
-#  sigint   SIGINT sent to heaptrace (kill) while the view is up: exit
-#           0, terminal restored, the program untraced.
+#  sigint, sigterm  that signal sent to heaptrace (kill) while the view
+#           is up: the same.
 #           (In these three, the view must be up first: its header's
 #           "? keys, q quit".)
 #  narrow   an 80x24 pane on progs/toplong.cpp, whose site has a C++
@@ -364,7 +364,7 @@ write)
 		fail "heaptrace print $file: exit $?: $(cat "$tmp/print.err")"
 	grep -q hold_big "$tmp/print.out" || fail "the profile has no hold_big"
 	;;
-quit | ctrl-c | sigint)
+quit | ctrl-c | sigint | sigterm)
 	start_target prog out 'rate ' "$prog" 40 busy
 	wait_for_rates 3 || harness "the program prints no rate"
 	lines_attach=$(grep -c '^rate ' "$tmp/prog.out")
@@ -375,7 +375,8 @@ quit | ctrl-c | sigint)
 	case $case_name in
 	quit) keys q ;;
 	ctrl-c) keys C-c ;;
-	sigint) kill -INT "$(pgrep -P "$(tmx display -p -t top '#{pane_pid}')" -x heaptrace)" ;;
+	sigint | sigterm)
+		kill -"${case_name#sig}" "$(pgrep -P "$(tmx display -p -t top '#{pane_pid}')" -x heaptrace)" ;;
 	esac
 	detached_ok
 	;;
@@ -414,7 +415,7 @@ run)
 		fail "the pane is still on the alternate screen"
 	;;
 *)
-	usage "top_screen.sh HEAPTRACE TOPSITES exact|sampled|sort|stack|scroll|freeze|reset|write|quit|ctrl-c|sigint|narrow|run [TOPLONG]"
+	usage "top_screen.sh HEAPTRACE TOPSITES exact|sampled|sort|stack|scroll|freeze|reset|write|quit|ctrl-c|sigint|sigterm|narrow|run [TOPLONG]"
 	;;
 esac
 pass_or_fail

@@ -25,7 +25,7 @@ static const char *const titles[TOP_N_COLS] = {
 /* The site's column is at least this wide (a C++ function's last
    component, "(...)" and its file:line): narrower, the columns least
    needed are left out (HIDE_ORDER) to make room. At 80 columns, in
-   KiB/MiB, only HEAP% is (LIVE says nearly as much). */
+   KiB/MiB, only HEAP% is left out (LIVE says nearly as much). */
 #define SITE_MIN_WIDTH 36
 
 /* Which columns a narrow screen leaves out first. */

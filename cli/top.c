@@ -249,7 +249,8 @@ screen_tick(struct top_watch *w, pid_t pid, const struct snap_engine *eng,
 	    const struct ht_symbolizer *sym, const struct out_header *h)
 {
 	if (!w->live && !w->live_failed) {
-		w->live = top_live_open(w->interval_ms, w->prof);
+		w->live = top_live_open(w->interval_ms, w->iterations,
+					w->prof);
 		w->live_failed = !w->live;
 		if (w->live_failed)
 			ht_warn("top: the terminal (TERM=%s) cannot show the "
@@ -342,9 +343,9 @@ top_usage(FILE *out)
 	      "--massif-out-file is given.\n"
 	      "  --interval=<0.01..86400>  seconds between tables, "
 	      "fractions allowed [1]\n"
-	      "  --iterations=<0..1000000000>  printed tables: detach and "
-	      "exit after this\n"
-	      "                    many; 0: at SIGINT or SIGTERM [0]\n"
+	      "  --iterations=<0..1000000000>  detach and exit after this "
+	      "many tables;\n"
+	      "                    0: at SIGINT or SIGTERM [0]\n"
 	      "  --batch           tables printed as plain text, even on a "
 	      "terminal\n"
 	      "  --format=<text|json>  printed tables as text, or one JSON "

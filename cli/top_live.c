@@ -28,6 +28,8 @@ struct top_live {
 	struct top_capture *capture;
 	struct profiler *prof;
 	unsigned interval_ms;
+	unsigned long iterations; /* 0: no end */
+	unsigned long made;      /* tables made at the interval */
 	struct top_ui ui;
 	struct top_table table;
 	bool have_table;
@@ -45,7 +47,8 @@ close_at_exit(void)
 }
 
 struct top_live *
-top_live_open(unsigned interval_ms, struct profiler *prof)
+top_live_open(unsigned interval_ms, unsigned long iterations,
+	      struct profiler *prof)
 {
 	struct top_screen *screen = top_screen_open();
 	if (!screen)
@@ -55,6 +58,7 @@ top_live_open(unsigned interval_ms, struct profiler *prof)
 	l->capture = top_capture_start();
 	l->prof = prof;
 	l->interval_ms = interval_ms;
+	l->iterations = iterations;
 	top_ui_init(&l->ui);
 	static bool registered;
 	if (!registered)
@@ -211,6 +215,10 @@ top_live_tick(struct top_live *l, struct top_history *h, pid_t pid,
 {
 	bool draw = top_screen_resized(l->screen);
 	bool table = table_due(l, now_ns);
+	/* the last table stays up for its interval, as top -n does */
+	if (table && l->iterations && l->made >= l->iterations)
+		return false;
+	l->made += table;
 	int key;
 	while ((key = top_screen_key(l->screen)) >= 0) {
 		size_t n = l->have_table ? l->table.n_rows : 0;

@@ -13,14 +13,17 @@
 
 struct top_live;
 
-/* The view up on the terminal, tables every INTERVAL_MS, profiles
-   written through PROF (borrowed); NULL when the terminal cannot show it
-   (the caller prints tables instead). heaptrace's standard error is held
-   back until top_live_close. */
-struct top_live *top_live_open(unsigned interval_ms, struct profiler *prof);
+/* The view up on the terminal, tables every INTERVAL_MS, ITERATIONS of
+   them (0: no end), profiles written through PROF (borrowed); NULL when
+   the terminal cannot show it (the caller prints tables instead).
+   heaptrace's standard error is held back until top_live_close. */
+struct top_live *top_live_open(unsigned interval_ms,
+			       unsigned long iterations,
+			       struct profiler *prof);
 /* One tick for process PID (engine ENG, frames by SYM, header HDR) at
-   NOW_NS, its tables from H. Returns false when the user asked to end
-   the watch (q, Ctrl-C), true to go on. */
+   NOW_NS, its tables from H. Returns false when the watch is to end (q,
+   Ctrl-C, or the last of the iterations shown for an interval), true to
+   go on. */
 bool top_live_tick(struct top_live *l, struct top_history *h, pid_t pid,
 		   const struct snap_engine *eng,
 		   const struct ht_symbolizer *sym,

@@ -42,6 +42,9 @@
 #           is up: the same.
 #           (In these three, the view must be up first: its header's
 #           "? keys, q quit".)
+#  iterations  --iterations=3 --interval=0.5: the view up, then exit 0
+#           by itself after 1.5 s (at most 6 s), the terminal restored, the
+#           program untraced.
 #  narrow   an 80x24 pane on progs/toplong.cpp, whose site has a C++
 #           name of some 300 columns: its row holds the name shortened
 #           in the middle ("..."), its start, the end of its member
@@ -380,6 +383,19 @@ quit | ctrl-c | sigint | sigterm)
 	esac
 	detached_ok
 	;;
+iterations)
+	start_target prog out 'rate ' "$prog" 40 busy
+	start_top --iterations=3 --interval=0.5 "$target"
+	wait_screen '? keys, q quit' 3 || fail "the view is not up"
+	t0=$(date +%s%N)
+	wait_for "$tmp/top.status" . 6 || fail "top did not end after 3 tables"
+	t1=$(date +%s%N)
+	[ "$(cat "$tmp/top.status" 2>/dev/null)" = 0 ] || fail "top exited $(cat "$tmp/top.status" 2>/dev/null)"
+	[ $(((t1 - t0) / 1000000)) -ge 800 ] || fail "top ended $(((t1 - t0) / 1000000)) ms after its view came up"
+	wait_for "$tmp/stty.after" . 5
+	cmp -s "$tmp/stty.before" "$tmp/stty.after" || fail "the terminal's settings changed"
+	grep -q '^TracerPid:[[:space:]]*0$' "/proc/$target/status" || fail "the program is still traced"
+	;;
 narrow)
 	[ -n "$toplong" ] || skip "no C++ compiler: no toplong"
 	start_target prog out 'ready ' "$toplong" 30
@@ -415,7 +431,7 @@ run)
 		fail "the pane is still on the alternate screen"
 	;;
 *)
-	usage "top_screen.sh HEAPTRACE TOPSITES exact|sampled|sort|stack|scroll|freeze|reset|write|quit|ctrl-c|sigint|sigterm|narrow|run [TOPLONG]"
+	usage "top_screen.sh HEAPTRACE TOPSITES exact|sampled|sort|stack|scroll|freeze|reset|write|quit|ctrl-c|sigint|sigterm|iterations|narrow|run [TOPLONG]"
 	;;
 esac
 pass_or_fail

@@ -115,8 +115,7 @@ set_view(struct profiler *prof, struct top_watch *watch)
 {
 	if (!watch)
 		return;
-	profiler_set_view(prof, top_view, watch);
-	profiler_set_summary(prof, top_watch_writes_profile(watch));
+	top_watch_connect(watch, prof);
 }
 
 static int

@@ -75,6 +75,11 @@ struct profiler {
 	bool no_summary;        /* profiler_set_summary(false) */
 	profiler_view_fn *view; /* NULL: snapshots go to files */
 	void *view_ctx;
+	pid_t view_write;       /* 0, or the process whose next request
+				   writes its files too */
+	char *view_said;        /* what that write came to, for the view */
+	const char *snapshot_name; /* the on-demand files' base pattern when
+				      the profile goes to no regular file */
 };
 
 static struct profile *
@@ -526,18 +531,26 @@ on_heap_bytes(void *ctx, pid_t pid)
 	return pr ? snap_engine_heap(pr->eng) : 0;
 }
 
-/* PR's profile file name (malloc'd), or NULL after an error message. */
+/* PATTERN (a --massif-out-file) expanded for PR (malloc'd), or NULL
+   after an error message. */
 static char *
-profile_path(struct profiler *prof, const struct profile *pr)
+pattern_path(const char *pattern, const struct profile *pr)
 {
 	char cwd[PATH_MAX], err[256], *path = NULL;
 	const char *dir = getcwd(cwd, sizeof(cwd)) ? cwd : NULL;
-	if (out_filename_expand(prof->opt->out_file, pr->pid, dir, &path, err,
+	if (out_filename_expand(pattern, pr->pid, dir, &path, err,
 				sizeof(err))) {
 		ht_error("%s", err);
 		return NULL;
 	}
 	return path;
+}
+
+/* PR's profile file name (malloc'd), or NULL after an error message. */
+static char *
+profile_path(struct profiler *prof, const struct profile *pr)
+{
+	return pattern_path(prof->opt->out_file, pr);
 }
 
 static struct out_header
@@ -808,7 +821,8 @@ profiler_check_out_file(const struct ht_options *opt, char *err,
 /* The file of PR's on-demand snapshot number N: its profile's name with
    ".snapshot-N" appended, so that it sorts beside the profile and never
    replaces it. NULL, with *WHY set, when the profile goes to a device or
-   a pipe, beside which no file can be made. */
+   a pipe, beside which no file can be made, and no other name was set
+   (profiler_set_snapshot_name). */
 static char *
 on_demand_path(struct profiler *prof, const struct profile *pr, unsigned n,
 	       const char **why)
@@ -819,6 +833,13 @@ on_demand_path(struct profiler *prof, const struct profile *pr, unsigned n,
 		return NULL;
 	struct stat st;
 	char *path = NULL;
+	if (stat(profile, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    prof->snapshot_name) {
+		free(profile);
+		profile = pattern_path(prof->snapshot_name, pr);
+		if (!profile)
+			return NULL;
+	}
 	if (stat(profile, &st) == 0 && !S_ISREG(st.st_mode))
 		*why = "the profile does not go to a regular file";
 	else
@@ -828,19 +849,12 @@ on_demand_path(struct profiler *prof, const struct profile *pr, unsigned n,
 }
 
 /* Write PR's profile so far, plus a detailed snapshot at TIME, to its
-   next on-demand file, and acknowledge it for `heaptrace snapshot`. */
-static void
-on_snapshot(void *ctx, pid_t pid, uint64_t time)
+   next on-demand file, and acknowledge it for `heaptrace snapshot`.
+   Returns what was done, malloc'd: "written to PATH", or why not. */
+static char *
+write_on_demand(struct profiler *prof, struct profile *pr, pid_t pid,
+		uint64_t time)
 {
-	struct profiler *prof = ctx;
-	struct profile *pr = profile_get(prof, pid);
-	if (!pr)
-		return;
-	if (prof->view) {
-		struct out_header h = profile_header(prof, pr);
-		prof->view(prof->view_ctx, pid, pr->eng, &pr->sym, &h);
-		return;
-	}
 	unsigned n = ++pr->n_on_demand;
 	const char *why;
 	char *path = on_demand_path(prof, pr, n, &why);
@@ -877,8 +891,31 @@ on_snapshot(void *ctx, pid_t pid, uint64_t time)
 	if (rc)
 		ht_debug("cannot acknowledge the snapshot of process %d: %s",
 			 (int)pid, ht_strerror(rc));
-	free(failure);
+	char *said = failure ? failure : ht_xasprintf("written to %s", path);
 	free(path);
+	return said;
+}
+
+/* A snapshot request: PR's on-demand files, or the view when one is set
+   (with the files first when the view asked for them). */
+static void
+on_snapshot(void *ctx, pid_t pid, uint64_t time)
+{
+	struct profiler *prof = ctx;
+	struct profile *pr = profile_get(prof, pid);
+	if (!pr)
+		return;
+	if (!prof->view) {
+		free(write_on_demand(prof, pr, pid, time));
+		return;
+	}
+	if (prof->view_write == pid) {
+		prof->view_write = 0;
+		free(prof->view_said);
+		prof->view_said = write_on_demand(prof, pr, pid, time);
+	}
+	struct out_header h = profile_header(prof, pr);
+	prof->view(prof->view_ctx, pid, pr->eng, &pr->sym, &h);
 }
 
 /* The profile PR is over: its last acknowledgement goes with it. */
@@ -959,6 +996,7 @@ profiler_free(struct profiler *prof)
 		profile_free(pr);
 	}
 	u64map_fini(&prof->profiles);
+	free(prof->view_said);
 	print_summary(prof);
 	u64map_fini(&prof->counted);
 	for (size_t i = 0; i < prof->n_written; i++) {
@@ -1002,6 +1040,32 @@ profiler_set_view(struct profiler *prof, profiler_view_fn *fn, void *ctx)
 {
 	prof->view = fn;
 	prof->view_ctx = ctx;
+}
+
+pid_t
+profiler_first_pid(const struct profiler *prof)
+{
+	return prof->first_pid;
+}
+
+void
+profiler_view_write_next(struct profiler *prof, pid_t pid)
+{
+	prof->view_write = pid;
+}
+
+char *
+profiler_view_said(struct profiler *prof)
+{
+	char *s = prof->view_said;
+	prof->view_said = NULL;
+	return s;
+}
+
+void
+profiler_set_snapshot_name(struct profiler *prof, const char *pattern)
+{
+	prof->snapshot_name = pattern;
 }
 
 void

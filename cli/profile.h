@@ -35,6 +35,18 @@ typedef void profiler_view_fn(void *ctx, pid_t pid,
 /* Have snapshot requests call FN with CTX instead of writing files. */
 void profiler_set_view(struct profiler *prof, profiler_view_fn *fn,
 		       void *ctx);
+/* The first process profiled (the program, or the process attached
+   to); 0 before it. */
+pid_t profiler_first_pid(const struct profiler *prof);
+/* Have process PID's next snapshot request write its on-demand files, as
+   `heaptrace snapshot` would, before the view is called. */
+void profiler_view_write_next(struct profiler *prof, pid_t pid);
+/* What the last such write came to ("written to PATH", or why not),
+   malloc'd and taken; NULL when there was none since the last call. */
+char *profiler_view_said(struct profiler *prof);
+/* On-demand files are named after PATTERN (a --massif-out-file, borrowed)
+   when the profile goes to no regular file (top's /dev/null). */
+void profiler_set_snapshot_name(struct profiler *prof, const char *pattern);
 /* Without SUMMARY, profiler_free prints no summary line (a profile
    nobody asked for: `heaptrace top`'s); the notes go on their own. */
 void profiler_set_summary(struct profiler *prof, bool summary);

@@ -10,10 +10,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/err.h"
 #include "common/monotonic.h"
 #include "common/xalloc.h"
+#include "top_live.h"
 #include "top_print.h"
 #include "top_table.h"
 #include "tracer/tracer.h"
@@ -23,6 +25,13 @@
 #define TOP_DEFAULT_OUT "--massif-out-file=/dev/null"
 #define TOP_INTERVAL_MIN 0.01
 #define TOP_INTERVAL_MAX 86400.0
+/* The screen's keys are read at each tick of the tracer: this often
+   answers a key at once and costs little (a table is made only once an
+   interval). */
+#define TOP_LIVE_TICK_MS 100
+/* Where `w` writes when no --massif-out-file was given: beside the
+   profile attach would have written. */
+#define TOP_SNAPSHOT_NAME "massif.out.%p"
 
 enum top_format { TOP_FORMAT_TEXT, TOP_FORMAT_JSON };
 
@@ -36,6 +45,13 @@ struct top_watch {
 	struct top_history *history;
 	bool write_failed;
 	bool writes_profile;    /* --massif-out-file given */
+	bool batch;             /* --batch given */
+	bool screen;            /* the full-screen view is wanted */
+	unsigned tick_ms;       /* how often top_view is called */
+	uint64_t printed_ns;    /* when a table was last printed */
+	struct top_live *live;  /* the view up, or NULL */
+	bool live_failed;       /* the terminal could not show it */
+	struct profiler *prof;
 };
 
 static int
@@ -92,8 +108,10 @@ take_option(struct top_watch *w, const char *arg, char *err, size_t errlen)
 	if (has_prefix(arg, "--iterations="))
 		return take_iterations(w, arg + strlen("--iterations="), err,
 				       errlen);
-	if (!strcmp(arg, "--batch"))
-		return 0; /* the only view there is yet */
+	if (!strcmp(arg, "--batch")) {
+		w->batch = true;
+		return 0;
+	}
 	if (!strcmp(arg, "--format=text")) {
 		w->format = TOP_FORMAT_TEXT;
 		return 0;
@@ -186,7 +204,11 @@ top_parse(int argc, char **argv, struct ht_cmdline *cl,
 		top_watch_free(w);
 		return rc;
 	}
-	cl->opt.tick_ms = w->interval_ms;
+	w->screen = !w->batch && w->format == TOP_FORMAT_TEXT &&
+		    isatty(STDOUT_FILENO);
+	w->tick_ms = w->screen && w->interval_ms > TOP_LIVE_TICK_MS
+		     ? TOP_LIVE_TICK_MS : w->interval_ms;
+	cl->opt.tick_ms = w->tick_ms;
 	w->history = top_history_new(ht_monotonic_ns());
 	*out = w;
 	return 0;
@@ -201,6 +223,7 @@ top_watch_free(struct top_watch *w)
 		free(w->argv[i]);
 	free(w->argv);
 	top_history_free(w->history);
+	top_live_close(w->live);
 	free(w);
 }
 
@@ -210,10 +233,54 @@ top_watch_output_ok(const struct top_watch *w)
 	return !w->write_failed;
 }
 
-bool
-top_watch_writes_profile(const struct top_watch *w)
+void
+top_watch_connect(struct top_watch *w, struct profiler *prof)
 {
-	return w->writes_profile;
+	w->prof = prof;
+	profiler_set_view(prof, top_view, w);
+	profiler_set_summary(prof, w->writes_profile);
+	if (!w->writes_profile)
+		profiler_set_snapshot_name(prof, TOP_SNAPSHOT_NAME);
+}
+
+/* The screen's tick: false once the watch is over. */
+static bool
+screen_tick(struct top_watch *w, pid_t pid, const struct snap_engine *eng,
+	    const struct ht_symbolizer *sym, const struct out_header *h)
+{
+	if (!w->live && !w->live_failed) {
+		w->live = top_live_open(w->interval_ms, w->iterations,
+					w->prof);
+		w->live_failed = !w->live;
+		if (w->live_failed)
+			ht_warn("top: the terminal (TERM=%s) cannot show the "
+				"full-screen view: tables are printed instead",
+				getenv("TERM") ? getenv("TERM") : "");
+	}
+	if (!w->live)
+		return true;
+	if (top_live_tick(w->live, w->history, pid, eng, sym, h,
+			  ht_monotonic_ns()))
+		return true;
+	/* the terminal back before the process goes on alone */
+	top_live_close(w->live);
+	w->live = NULL;
+	tracer_request_detach();
+	return false;
+}
+
+/* Whether a printed table is due, when the screen was wanted and could
+   not be had: the ticks are then shorter than the interval. (In batch
+   mode they are the interval, and a request of `heaptrace snapshot` is
+   one table more.) */
+static bool
+print_due(struct top_watch *w, uint64_t now_ns)
+{
+	uint64_t interval = (uint64_t)w->interval_ms * 1000000ULL;
+	if (w->printed_ns && now_ns - w->printed_ns + interval / 20 < interval)
+		return false;
+	w->printed_ns = now_ns;
+	return true;
 }
 
 void
@@ -221,10 +288,17 @@ top_view(void *ctx, pid_t pid, const struct snap_engine *eng,
 	 const struct ht_symbolizer *sym, const struct out_header *h)
 {
 	struct top_watch *w = ctx;
+	/* the program or the process attached to (the first profiled), not
+	   whichever process the tracer happens to ask about first */
 	if (!w->pid)
-		w->pid = pid;
+		w->pid = w->prof && profiler_first_pid(w->prof)
+			 ? profiler_first_pid(w->prof) : pid;
 	/* the program's children, --trace-children=yes, are not shown yet */
 	if (pid != w->pid || w->write_failed)
+		return;
+	if (w->screen && (!screen_tick(w, pid, eng, sym, h) || w->live))
+		return;
+	if (w->screen && !print_due(w, ht_monotonic_ns()))
 		return;
 	struct top_table t;
 	int rc = top_table_make(w->history, pid, eng, sym, h,
@@ -256,23 +330,28 @@ top_usage(FILE *out)
 	fputs("usage: heaptrace top [options] PID\n"
 	      "       heaptrace top [options] -- PROG [ARGS...]\n"
 	      "\n"
-	      "Watch a process's heap live: every --interval, a table of its "
-	      "sites, most\n"
-	      "live bytes first, as plain text (batch mode; the full-screen "
-	      "view is not\n"
-	      "there yet). Takes attach's and run's options too, with\n"
-	      "--sampling-interval=524288 unless given (0: every call "
-	      "counted), and writes\n"
-	      "no profile unless --massif-out-file is given.\n"
+	      "Watch a process's heap live: on a terminal, a full-screen view "
+	      "of its sites\n"
+	      "refreshed every --interval (keys: ? for their list; q or "
+	      "Ctrl-C detaches);\n"
+	      "else, or with --batch or --format=json, a table printed every "
+	      "--interval.\n"
+	      "Takes attach's and run's options too, with "
+	      "--sampling-interval=524288\n"
+	      "unless given (0: every call counted), and writes no profile "
+	      "unless\n"
+	      "--massif-out-file is given.\n"
 	      "  --interval=<0.01..86400>  seconds between tables, "
 	      "fractions allowed [1]\n"
 	      "  --iterations=<0..1000000000>  detach and exit after this "
 	      "many tables;\n"
 	      "                    0: at SIGINT or SIGTERM [0]\n"
-	      "  --batch           plain output, also without a terminal "
-	      "(the only view yet)\n"
-	      "  --format=<text|json>  a text table, or one JSON object a "
-	      "line [text]\n", out);
+	      "  --batch           tables printed as plain text, even on a "
+	      "terminal\n"
+	      "  --format=<text|json>  printed tables as text, or one JSON "
+	      "object a line\n"
+	      "                    (json: printed even on a terminal) "
+	      "[text]\n", out);
 }
 
 /* `heaptrace top --help` and `-h`, wherever among its arguments. */

@@ -27,10 +27,12 @@ int top_parse(int argc, char **argv, struct ht_cmdline *cl,
 void top_watch_free(struct top_watch *w);
 /* The view to give profiler_set_view with a watch as its context. */
 profiler_view_fn top_view;
+/* W made PROF's view (top_view), PROF (borrowed) told what top wants:
+   a summary line only when a profile is written, on-demand files (the
+   `w` key) named massif.out.PID.snapshot-N when no profile is. */
+void top_watch_connect(struct top_watch *w, struct profiler *prof);
 /* Whether W's output could all be written (checked at the end). */
 bool top_watch_output_ok(const struct top_watch *w);
-/* Whether W writes a profile at its end (--massif-out-file given). */
-bool top_watch_writes_profile(const struct top_watch *w);
 /* ERR's "attach: " or "run: " as "top: " (the user typed top), in
    place. */
 void top_reword_error(char *err);

@@ -22,8 +22,9 @@
 struct top_seen {
 	char *name;
 	uint64_t calls, allocated;
-	uint64_t live_first; /* its live bytes at the first table (0 for a
-				name that came later) */
+	uint64_t live_first; /* its live bytes when growth started counting
+				(0 for a name that came later) */
+	uint64_t live_last;  /* at the previous table */
 };
 
 struct top_history {
@@ -53,6 +54,13 @@ top_history_free(struct top_history *h)
 		free(h->seen[i].name);
 	free(h->seen);
 	free(h);
+}
+
+void
+top_history_reset_growth(struct top_history *h)
+{
+	for (size_t i = 0; i < h->n_seen; i++)
+		h->seen[i].live_first = h->seen[i].live_last;
 }
 
 static int
@@ -159,6 +167,15 @@ row_order(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Whether site A's stack rather than B's stands for their name's row. */
+static bool
+heavier(const struct sites_site *a, const struct sites_site *b)
+{
+	if (a->leaked != b->leaked)
+		return a->leaked > b->leaked;
+	return a->allocated > b->allocated;
+}
+
 /* Sum SF's sites into T's rows by name (sorted by name: a profile may
    have 100,000 sites); the allocated bytes of each row into the array
    returned (parallel to T's rows). */
@@ -188,6 +205,8 @@ rows_from_sites(struct top_table *t, const struct sites_file *sf,
 		} else {
 			free(v[i].name);
 		}
+		if (!r->heaviest || heavier(v[i].site, r->heaviest))
+			r->heaviest = v[i].site;
 		r->live += v[i].site->leaked;
 		r->calls += v[i].site->calls;
 		r->temporary += v[i].site->temporary;
@@ -205,20 +224,20 @@ top_table_make(struct top_history *h, pid_t pid,
 	       const struct out_header *hdr, uint64_t now_ns,
 	       struct top_table *out)
 {
-	struct sites_file sf;
 	memset(out, 0, sizeof(*out));
-	int rc = read_stats(pid, eng, sym, hdr, &sf);
+	struct sites_file *sf = &out->sites;
+	int rc = read_stats(pid, eng, sym, hdr, sf);
 	if (rc)
 		return rc;
 	double dt = (double)(now_ns - h->prev_ns) / 1e9;
 	if (dt <= 0)
 		dt = 1e-9;
 	out->pid = pid;
-	out->command = command_text(&sf);
+	out->command = command_text(sf);
 	out->heap = snap_engine_heap(eng);
 	out->sampling_interval = hdr->sampling_interval;
 	out->elapsed = (double)(now_ns - h->start_ns) / 1e9;
-	uint64_t *allocated = rows_from_sites(out, &sf, hdr);
+	uint64_t *allocated = rows_from_sites(out, sf, hdr);
 	for (size_t i = 0; i < out->n_rows; i++) {
 		struct top_row *r = &out->rows[i];
 		bool first = !h->any;
@@ -230,14 +249,15 @@ top_table_make(struct top_history *h, pid_t pid,
 		r->call_rate = (double)(r->calls - s->calls) / dt;
 		s->calls = r->calls;
 		s->allocated = allocated[i];
+		s->live_last = r->live;
 	}
 	free(allocated);
 	qsort(out->rows, out->n_rows, sizeof(*out->rows), row_order);
-	uint64_t calls = sf.total_calls, bytes = sf.total_allocated;
+	uint64_t calls = sf->total_calls, bytes = sf->total_allocated;
 	out->alloc_rate = (double)(bytes - h->prev_allocated) / dt;
 	out->call_rate = (double)(calls - h->prev_calls) / dt;
-	if (sf.has_peak && sf.peak_heap > h->peak)
-		h->peak = sf.peak_heap;
+	if (sf->has_peak && sf->peak_heap > h->peak)
+		h->peak = sf->peak_heap;
 	if (out->heap > h->peak)
 		h->peak = out->heap;
 	out->peak = h->peak;
@@ -245,7 +265,6 @@ top_table_make(struct top_history *h, pid_t pid,
 	h->prev_allocated = bytes;
 	h->prev_ns = now_ns;
 	h->any = true;
-	sites_free(&sf);
 	return 0;
 }
 
@@ -256,5 +275,6 @@ top_table_fini(struct top_table *t)
 		free(t->rows[i].name);
 	free(t->rows);
 	free(t->command);
+	sites_free(&t->sites);
 	memset(t, 0, sizeof(*t));
 }

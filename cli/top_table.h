@@ -13,6 +13,7 @@
 
 #include "common/symbolizer.h"
 #include "output/output.h"
+#include "output/sites_read.h"
 #include "snapshot/snapshot.h"
 
 /* One site name's figures. */
@@ -25,6 +26,10 @@ struct top_row {
 	double call_rate;    /* allocating calls per second, likewise */
 	uint64_t calls;      /* allocating calls since the start */
 	uint64_t temporary;  /* of those, blocks freed by the next call */
+	const struct sites_site *heaviest; /* of the sites named so, the one
+					      with the most live bytes (then
+					      allocated): its stack is the
+					      row's; in the table's sites */
 };
 
 /* One table: the header's figures and the rows, most live bytes first. */
@@ -38,6 +43,7 @@ struct top_table {
 	uint64_t sampling_interval; /* 0: exact */
 	struct top_row *rows;
 	size_t n_rows;
+	struct sites_file sites; /* the statistics the rows were made from */
 };
 
 /* What a watch remembers from table to table, per site name. */
@@ -56,6 +62,9 @@ int top_table_make(struct top_history *h, pid_t pid,
 		   const struct ht_symbolizer *sym,
 		   const struct out_header *hdr, uint64_t now_ns,
 		   struct top_table *out);
+/* Growth counted from now on: from the live bytes of H's last table
+   (names not in it: from 0). */
+void top_history_reset_growth(struct top_history *h);
 /* Free what T holds and zero it. */
 void top_table_fini(struct top_table *t);
 

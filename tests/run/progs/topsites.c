@@ -6,7 +6,16 @@
    blocks of 100 bytes, for sampling to estimate), and makes
    temporaries of 4096 bytes in churn (each freed before the next) for
    SECONDS seconds (argv[1]); then it frees everything, says "done" and
-   exits 0. */
+   exits 0.
+
+   With "busy" (argv[2]), for `heaptrace top`'s screen (top_screen.sh),
+   it works from the start, without sleeping, and says "rate N" each
+   second, N its loop's rounds in that second (a traced or stopped
+   process makes fewer). Each round makes one churn temporary, four of 16
+   bytes in tiny (the most calls), and, every 20 ms, 256 bytes in grow
+   that it keeps (the one growing); hold_big and hold_small are made when
+   a tracer is first seen (polled every 100 ms). A third argument is the
+   exit status (0 without). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,12 +68,84 @@ churn(void)
 	free(p);
 }
 
+__attribute__((noinline)) static void
+tiny(void)
+{
+	for (int i = 0; i < 4; i++) {
+		char *p = malloc(16);
+		p[0] = 4;
+		sink = p[0];
+		free(p);
+	}
+}
+
+#define GROW_BLOCKS 8192
+
+static char *grown[GROW_BLOCKS];
+static int n_grown;
+
+__attribute__((noinline)) static void
+grow(void)
+{
+	if (n_grown < GROW_BLOCKS) {
+		grown[n_grown] = malloc(256);
+		memset(grown[n_grown++], 5, 256);
+	}
+}
+
+/* A round's own work, so that the allocations are not all it does. */
+static void
+work(void)
+{
+	unsigned x = 1;
+	for (int i = 0; i < 200000; i++)
+		x = x * 1103515245u + 12345u;
+	sink = (char)x;
+}
+
 static double
 now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+busy(double seconds)
+{
+	char *big = NULL;
+	double start = now(), second = start, grown_at = start;
+	double checked = start;
+	long rounds = 0;
+	while (now() < start + seconds) {
+		churn();
+		tiny();
+		work();
+		rounds++;
+		double t = now();
+		if (t - grown_at >= 0.02) {
+			grow();
+			grown_at = t;
+		}
+		if (!big && t - checked >= 0.1 && traced()) {
+			big = hold_big();
+			hold_small();
+		}
+		if (t - checked >= 0.1)
+			checked = t;
+		if (t - second >= 1) {
+			printf("rate %ld\n", rounds);
+			fflush(stdout);
+			rounds = 0;
+			second = t;
+		}
+	}
+	free(big);
+	for (int i = 0; big && i < SMALL_BLOCKS; i++)
+		free(small[i]);
+	for (int i = 0; i < n_grown; i++)
+		free(grown[i]);
 }
 
 int
@@ -74,6 +155,11 @@ main(int argc, char **argv)
 	int wait = !(argc > 2 && !strcmp(argv[2], "now"));
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
+	if (argc > 2 && !strcmp(argv[2], "busy")) {
+		busy(seconds);
+		printf("done\n");
+		return 0;
+	}
 	while (wait && !traced())
 		usleep(20000);
 	char *big = hold_big();
@@ -87,5 +173,5 @@ main(int argc, char **argv)
 	for (int i = 0; i < SMALL_BLOCKS; i++)
 		free(small[i]);
 	printf("done\n");
-	return 0;
+	return argc > 3 ? atoi(argv[3]) : 0;
 }

@@ -33,9 +33,14 @@
 #    last, and its growth over the first and the second half of the
 #    watch; it grows (GROWS) when the second half added more than 1 MiB
 #    and more than half of what the first half added;
-#  - heaptrace's CPU share during the load, and the number of sites;
+#    (the first half includes the symbols' loading at the first table
+#    that names a site: 15-20 MiB once);
+#  - heaptrace's CPU share over the same samples, and the number of sites
+#    in the last table;
 #  - the service's throughput during the watch and after the detach as
-#    ratios to the unwatched one (requests/s from the load generator);
+#    ratios to the unwatched one (requests/s from the load generator),
+#    and the watched one per CPU second the service used (what other
+#    processes on a shared machine take from it does not blur that);
 #  - that the service is alive after the detach and answers (one more
 #    request, or for redis a key written before the watch read back).
 # Exit status 1 when a case failed (the service died or stopped
@@ -43,7 +48,9 @@
 # a table was missing or malformed), lagged or grew.
 # Usage: bench/top_services.sh [BUILD_DIR] (default build); RUNS=1,
 # WATCH=60, NATIVE=15, AFTER=10, INTERVAL=1, THREADS=1000, CONC=1000,
-# REDIS_N=100000, CASES="threads perl perl-exact redis redis-exact".
+# REDIS_N=100000, CASES="threads perl perl-exact redis redis-exact";
+# KEEP=DIR keeps each run's tables (each line prefixed with its arrival
+# time) and RSS samples there as CASE.RUN.tables and CASE.RUN.rss.
 # Needs ab (apache2-utils), redis-server and redis-tools, perl, python3.
 set -eu
 cd "$(dirname "$0")/.."
@@ -228,20 +235,38 @@ answers() {
 
 ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
 
-# rss_sampler PID: "SECONDS KB" of PID's VmRSS every 5 s while it lives.
+# rss_sampler PID: "SECONDS KB TICKS" every 5 s while PID lives: its
+# VmRSS and the CPU time it has used (clock ticks).
 rss_sampler() {
 	t0=$(now)
 	while kill -0 "$1" 2>/dev/null; do
 		kb=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status" 2>/dev/null) || break
-		[ -n "$kb" ] || break
-		echo "$(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }') $kb"
+		k=$(ticks "$1")
+		[ -n "$kb" ] && [ -n "$k" ] || break
+		echo "$(awk -v a="$(now)" -v b="$t0" 'BEGIN { printf "%.2f", a - b }') $kb $k"
 		sleep 5
 	done
 }
 
+# measure SECS: the case's load for SECS seconds, its requests per
+# second; the service's CPUs used meanwhile appended to $W/cpu ("-" when
+# it died).
+measure() {
+	m0=$(ticks "$SVC") u0=$(now)
+	rate=$(load "$1")
+	m1=$(ticks "$SVC") u1=$(now)
+	if [ -n "$m0" ] && [ -n "$m1" ]; then
+		awk -v k="$((m1 - m0))" -v hz="$HZ" -v a="$u0" -v b="$u1" \
+			'BEGIN { printf "%.3f\n", k / hz / (b - a) }' >>"$W/cpu"
+	else
+		echo - >>"$W/cpu"
+	fi
+	echo "$rate"
+}
+
 # watch_window OPTION...: the service's rate under `heaptrace top` with
 # OPTIONS in $watched; the tables, with their arrival times, in
-# $W/tables, heaptrace's RSS samples in $W/rss, its CPU share in $htcpu.
+# $W/tables, heaptrace's RSS and CPU samples in $W/rss.
 watch_window() {
 	iterations=$(awk -v w="$WATCH" -v i="$INTERVAL" 'BEGIN { printf "%d", w / i + 3 }')
 	rm -f "$W/fifo" "$W/tables" "$W/rss"
@@ -254,7 +279,7 @@ watch_window() {
 	"$HT" top --format=json --interval="$INTERVAL" --iterations="$iterations" \
 		"$@" "$SVC" >"$W/fifo" 2>"$W/ht.err" </dev/null &
 	HTPID=$!
-	watched=fail htcpu=-
+	watched=fail
 	for _ in $(seq 600); do
 		[ -s "$W/tables" ] && break
 		kill -0 "$HTPID" 2>/dev/null || break
@@ -263,13 +288,7 @@ watch_window() {
 	if [ -s "$W/tables" ]; then
 		rss_sampler "$HTPID" >"$W/rss" &
 		RSSPID=$!
-		k0=$(ticks "$HTPID") s0=$(now)
-		watched=$(load "$WATCH")
-		k1=$(ticks "$HTPID") s1=$(now)
-		if [ -n "$k0" ] && [ -n "$k1" ]; then
-			htcpu=$(awk -v k="$((k1 - k0))" -v hz="$HZ" -v a="$s0" -v b="$s1" \
-				'BEGIN { printf "%.1f", 100 * k / hz / (b - a) }')
-		fi
+		watched=$(measure "$WATCH")
 	else
 		case_fail "no table within 60 s: $(head -3 "$W/ht.err")"
 	fi
@@ -300,10 +319,10 @@ watch_window() {
 # analyse EXPECTED_TABLES SAMPLING: one line of figures from $W/tables
 # and $W/rss (see the header), or a failure said on stderr.
 analyse() {
-	python3 - "$W/tables" "$W/rss" "$INTERVAL" "$1" "$2" "$svc_pid" <<'PY'
+	python3 - "$W/tables" "$W/rss" "$INTERVAL" "$1" "$2" "$svc_pid" "$HZ" <<'PY'
 import json, statistics, sys
-tables_path, rss_path, interval, want, sampling, pid = sys.argv[1:7]
-interval, want, sampling, pid = float(interval), int(want), int(sampling), int(pid)
+tables_path, rss_path, interval, want, sampling, pid, hz = sys.argv[1:8]
+interval, want, sampling, pid, hz = float(interval), int(want), int(sampling), int(pid), int(hz)
 arrived, elapsed, sites = [], [], 0
 for n, line in enumerate(open(tables_path), 1):
     stamp, _, text = line.partition(" ")
@@ -334,13 +353,25 @@ first, last = rss[0][1], rss[-1][1]
 grow1, grow2 = mid - first, last - mid
 lag = max(gj + gw) > 2 * interval or max(late(elapsed), late(arrived)) > interval
 grows = grow2 > 1024 and grow2 > grow1 / 2
+cpu = 100 * (rss[-1][2] - rss[0][2]) / hz / (rss[-1][0] - rss[0][0])
 print(len(arrived), "%.3f %.3f %.3f %.3f %.3f %.3f" % (
     max(gj), statistics.median(gj), max(gw), statistics.median(gw),
     late(elapsed), late(arrived)),
     "%.1f %.1f %.1f %.2f %.2f" % (first / 1024, max(s[1] for s in rss) / 1024,
                                   last / 1024, grow1 / 1024, grow2 / 1024),
-    sites, "LAG" if lag else "ok", "GROWS" if grows else "ok")
+    sites, "LAG" if lag else "ok", "GROWS" if grows else "ok", "%.1f" % cpu)
 PY
+}
+
+# per_cpu RATE N BASE M: RATE per CPU second of the service in window N
+# (the lines of $W/cpu) over BASE per CPU second in window M, or n/a.
+per_cpu() {
+	c1=$(sed -n "${2}p" "$W/cpu") c0=$(sed -n "${4}p" "$W/cpu")
+	case "$1 $3 $c1 $c0" in
+	*[!0-9.\ ]*) echo n/a ;;
+	*) awk -v a="$1" -v c1="$c1" -v b="$3" -v c0="$c0" \
+		'BEGIN { if (c1 > 0 && b > 0 && c0 > 0) printf "%.3f\n", (a / c1) / (b / c0); else print "n/a" }' ;;
+	esac
 }
 
 ratio() {
@@ -364,7 +395,8 @@ one_run() {
 	*) sampling=524288 opts=() ;;
 	esac
 	load 3 >/dev/null
-	native=$(load "$NATIVE")
+	: >"$W/cpu"
+	native=$(measure "$NATIVE")
 	[ "$native" != fail ] || case_fail "the load failed unwatched"
 	watch_window "${opts[@]}"
 	[ "$watched" != fail ] || case_fail "the load failed while watched"
@@ -374,11 +406,15 @@ one_run() {
 	elif ! answers; then
 		case_fail "the service does not answer after the detach"
 	else
-		after=$(load "$AFTER")
+		after=$(measure "$AFTER")
 		[ "$after" != fail ] || case_fail "the load failed after the detach"
 		alive || case_fail "the service died after the detach"
 	fi
 	stop_service
+	if [ -n "${KEEP:-}" ]; then
+		cp "$W/tables" "$KEEP/$name.$run.tables" || true
+		cp "$W/rss" "$KEEP/$name.$run.rss" || true
+	fi
 	if figures=$(analyse "$iterations" "$sampling" 2>"$W/analyse.err"); then
 		:
 	else
@@ -387,14 +423,15 @@ one_run() {
 	fi
 	set -- $figures
 	# tables gapj_max gapj_med gapw_max gapw_med latej latew rss_first
-	# rss_max rss_last grow1 grow2 sites lag grows
-	printf '%s run %s: %s tables, gaps max/median %s/%s s (elapsed) %s/%s s (arrival), late at most %s/%s s; heaptrace RSS %s/%s/%s MiB (first/max/last), growth %s then %s MiB; CPU %s %%; %s sites; %s req/s unwatched, watched %sx, after %sx; %s, %s\n' \
+	# rss_max rss_last grow1 grow2 sites lag grows cpu
+	wcpu=$(per_cpu "$watched" 2 "$native" 1) acpu=$(per_cpu "$after" 3 "$native" 1)
+	printf '%s run %s: %s tables, gaps max/median %s/%s s (elapsed) %s/%s s (arrival), late at most %s/%s s; heaptrace RSS %s/%s/%s MiB (first/max/last), growth %s then %s MiB, CPU %s %%; %s sites; %s req/s unwatched, watched %sx (%sx per CPU s), after %sx (%sx); service CPUs %s; %s, %s\n' \
 		"$name" "$run" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" "${11}" \
-		"${12}" "$htcpu" "${13}" "$native" "$(ratio "$watched" "$native")" \
-		"$(ratio "$after" "$native")" "${14}" "${15}"
+		"${12}" "${16}" "${13}" "$native" "$(ratio "$watched" "$native")" "$wcpu" \
+		"$(ratio "$after" "$native")" "$acpu" "$(tr '\n' ' ' <"$W/cpu")" "${14}" "${15}"
 	[ "${14}" = ok ] || case_fail "the view lagged"
 	[ "${15}" = ok ] || case_fail "heaptrace's memory grew through the watch"
-	echo "$figures $htcpu $native $(ratio "$watched" "$native") $(ratio "$after" "$native")" >>"$W/res.$name"
+	echo "$figures $native $(ratio "$watched" "$native") $(ratio "$after" "$native") $wcpu $acpu" >>"$W/res.$name"
 }
 
 median() {
@@ -413,18 +450,18 @@ for run in $(seq "$RUNS"); do
 done
 
 printf '\nmedians of %s run(s):\n' "$RUNS"
-printf '%-12s %6s %13s %13s %11s %16s %15s %6s %5s %10s %8s %6s\n' case tables \
+printf '%-12s %6s %13s %13s %11s %16s %15s %6s %5s %10s %8s %6s %8s\n' case tables \
 	"gap elapsed" "gap arrival" "late e/a" "RSS MiB f/m/l" "growth 1st/2nd" \
-	"CPU%" sites "req/s" watched after
+	"CPU%" sites "req/s" watched after "per CPU"
 for name in $CASES; do
 	f="$W/res.$name"
 	[ -s "$f" ] || { printf '%-12s failed\n' "$name"; continue; }
-	printf '%-12s %6s %13s %13s %11s %16s %15s %6s %5s %10s %8s %6s\n' "$name" \
+	printf '%-12s %6s %13s %13s %11s %16s %15s %6s %5s %10s %8s %6s %8s\n' "$name" \
 		"$(col 1 "$f")" "$(col 2 "$f")/$(col 3 "$f")" "$(col 4 "$f")/$(col 5 "$f")" \
 		"$(col 6 "$f")/$(col 7 "$f")" "$(col 8 "$f")/$(col 9 "$f")/$(col 10 "$f")" \
 		"$(col 11 "$f")/$(col 12 "$f")" "$(col 16 "$f")" "$(col 13 "$f")" \
-		"$(col 17 "$f")" "$(col 18 "$f")x" "$(col 19 "$f")x"
+		"$(col 17 "$f")" "$(col 18 "$f")x" "$(col 19 "$f")x" "$(col 20 "$f")x"
 done
-echo "(gaps: max/median seconds between tables; late: most seconds a table came after table 1 + (k-1) intervals, by elapsed_s / by arrival; watched and after: the service's requests/s as a ratio to unwatched)"
+echo "(gaps: max/median seconds between tables; late: most seconds a table came after table 1 + (k-1) intervals, by elapsed_s / by arrival; CPU%: heaptrace's; watched and after: the service's requests/s as a ratio to unwatched; per CPU: watched, per CPU second of the service)"
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit "$status"

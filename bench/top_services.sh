@@ -32,9 +32,9 @@
 #  - heaptrace's VmRSS, sampled every 5 s from the first table: first, max,
 #    last, and its growth over the first and the second half of the
 #    watch; it grows (GROWS) when the second half added more than 1 MiB
-#    and more than half of what the first half added;
-#    (the first half includes the symbols' loading at the first table
-#    that names a site: 15-20 MiB once);
+#    and more than half of what the first half added (the first half
+#    includes the symbols' loading at the first table that names a
+#    site: 20-28 MiB, once);
 #  - heaptrace's CPU share over the same samples, and the number of sites
 #    in the last table;
 #  - the service's throughput during the watch and after the detach as

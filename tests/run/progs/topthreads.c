@@ -14,6 +14,7 @@
    "done" and exits 0; a block found changed makes it say "corrupt" and
    exit 1.
    Usage: topthreads THREADS SECONDS */
+#define _DEFAULT_SOURCE /* usleep */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

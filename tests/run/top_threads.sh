@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `heaptrace top` keeping time on a process of 200 threads busy as a
-# service's pool (progs/topthreads.c: bursts 5 ms apart, each
-# replacing the 1000 bytes the thread holds from hold_block and 16 blocks
-# from churn_block, each block's contents checked before it is freed). top --format=json --iterations=3
-# --interval=0.5 is attached while they run; CASE is one of:
+# service's pool (progs/topthreads.c: bursts 5 ms apart, each replacing
+# the 1000 bytes the thread holds from hold_block and 16 blocks from
+# churn_block, each block's contents checked before it is freed).
+# top --format=json --iterations=3 --interval=0.5 is attached while they
+# run; CASE is one of:
 #  exact    --sampling-interval=0: every call of 200 threads recorded,
 #           the loop draining rings all the time; the tables must still
-#           come every interval.
+#           come every interval (served at every turn of the loop: served
+#           only when it idles, a gap of 2.5 s).
 #  sampled  top's default sampling (512K).
 # In both: top exits 0 with exactly three lines on stdout, each a JSON
 # object (python3's json) of the program's pid; each table's elapsed_s is

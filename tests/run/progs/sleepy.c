@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tracer_pid.h"
 #define NOINLINE __attribute__((noinline))
 #define DEPTH 40
 #define WARM_PAIRS 1000
@@ -67,27 +68,11 @@ static void sleep_until(const struct timespec *start, long ms)
 		;
 }
 
-/* The process tracing this one, or 0. */
-static pid_t tracer_pid(void)
-{
-	char line[256];
-	long pid = 0;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "TracerPid:", 10) == 0)
-			pid = atol(line + 10);
-	fclose(f);
-	return (pid_t)pid;
-}
-
 int main(int argc, char **argv)
 {
 	long pairs = argc > 1 ? atol(argv[1]) : 0;
 	bool stop = argc > 2 && strcmp(argv[2], "stop") == 0;
-	pid_t tracer = stop ? tracer_pid() : 0;
+	pid_t tracer = stop ? (pid_t)self_tracer_pid() : 0;
 	struct timespec t_first;
 	void *first = NULL, *second;
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "tracer_pid.h"
 #define NOINLINE __attribute__((noinline))
 
 namespace heaptrace_tests {
@@ -32,25 +33,12 @@ struct table_holder {
 } // namespace a_rather_long_namespace_name
 } // namespace heaptrace_tests
 
-static bool traced()
-{
-	FILE *f = std::fopen("/proc/self/status", "r");
-	char line[256];
-	int pid = 0;
-	while (f && std::fgets(line, sizeof(line), f))
-		if (!std::strncmp(line, "TracerPid:", 10))
-			pid = std::atoi(line + 10);
-	if (f)
-		std::fclose(f);
-	return pid != 0;
-}
-
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? std::atof(argv[1]) : 10;
 	std::printf("ready %d\n", (int)getpid());
 	std::fflush(stdout);
-	while (!traced())
+	while (!self_tracer_pid())
 		usleep(20000);
 	using namespace heaptrace_tests::a_rather_long_namespace_name;
 	char *p = implementation_details::table_holder<

@@ -22,21 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tracer_pid.h"
 static volatile char sink;
-
-static int
-traced(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	int pid = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "TracerPid:", 10))
-			pid = atoi(line + 10);
-	if (f)
-		fclose(f);
-	return pid != 0;
-}
 
 __attribute__((noinline)) static char *
 hold_big(void)
@@ -128,7 +115,7 @@ busy(double seconds)
 			grow();
 			grown_at = t;
 		}
-		if (!big && t - checked >= 0.1 && traced()) {
+		if (!big && t - checked >= 0.1 && self_tracer_pid()) {
 			big = hold_big();
 			hold_small();
 		}
@@ -160,7 +147,7 @@ main(int argc, char **argv)
 		printf("done\n");
 		return 0;
 	}
-	while (wait && !traced())
+	while (wait && !self_tracer_pid())
 		usleep(20000);
 	char *big = hold_big();
 	hold_small();

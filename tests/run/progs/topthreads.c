@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tracer_pid.h"
 #define HOLD_BYTES 1000
 #define WINDOW 64
 #define BURST 16
@@ -38,20 +39,6 @@ now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int
-traced(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	int pid = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "TracerPid:", 10))
-			pid = atoi(line + 10);
-	if (f)
-		fclose(f);
-	return pid != 0;
 }
 
 __attribute__((noinline)) static char *
@@ -144,7 +131,7 @@ main(int argc, char **argv)
 		}
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
-	while (!traced())
+	while (!self_tracer_pid())
 		usleep(20000);
 	end_time = now() + seconds;
 	atomic_store(&go, 1);

@@ -27,6 +27,10 @@
 #           first at 3000000 (every call counted from the start), the
 #           program's own output intact, top's exit status the
 #           program's (0).
+#  profile  --massif-out-file=FILE: after --iterations=2, FILE and its
+#           .sites written, read by `heaptrace print`, hold_big's
+#           3,000,000 B in its tree; without the option, no file written
+#           in the current directory.
 #  errors   one line on stderr, nothing on stdout, exit 2: no such pid,
 #           a malformed --interval (abc, 0, -1), a bad --format, a bad
 #           --iterations, no PID at all.
@@ -181,6 +185,26 @@ PY
 	grep -q '^ready ' "$tmp/top.out" && grep -qx done "$tmp/top.out" ||
 		fail "the program's own output is not there: $(cat "$tmp/top.out")"
 	;;
+profile)
+	# --massif-out-file: the whole watch's profile left at the end, as
+	# attach leaves it (hold_big's block in its peak tree, its .sites)
+	top_pid --batch --iterations=2 --interval=0.5 --sampling-interval=0 \
+		--massif-out-file="$tmp/watch.out"
+	[ "$top_status" = 0 ] || fail "top exited $top_status: $(cat "$tmp/top.err")"
+	[ -s "$tmp/watch.out.sites" ] || fail "no watch.out.sites"
+	"$ht" print "$tmp/watch.out" >"$tmp/print.out" 2>&1 ||
+		fail "print refused the watch's profile: $(head -5 "$tmp/print.out")"
+	grep -Eq '\(3,000,000B\) .*hold_big' "$tmp/print.out" ||
+		fail "hold_big's 3,000,000 B not in the profile's tree"
+	program_runs_on
+	# without it, nothing is written
+	mkdir "$tmp/cwd"
+	start_target prog2 out ready "$prog" 3
+	(cd "$tmp/cwd" && "$ht" top --batch --iterations=1 --interval=0.3 \
+		"$target" >/dev/null 2>&1) || fail "top without a profile: exit $?"
+	[ -z "$(ls -A "$tmp/cwd")" ] || fail "files written: $(ls -A "$tmp/cwd")"
+	finish_target prog2 20
+	;;
 errors)
 	one_error 2 "heaptrace: top: no process 999999999..." "$ht" top --batch 999999999
 	one_error 2 "heaptrace: top: --interval takes seconds..." "$ht" top --interval=abc 1
@@ -191,7 +215,7 @@ errors)
 	one_error 2 "heaptrace: top: missing the PID..." "$ht" top --batch
 	;;
 *)
-	usage "top.sh HEAPTRACE TOPSITES exact|json|sampled|signal-INT|signal-TERM|run|errors"
+	usage "top.sh HEAPTRACE TOPSITES exact|json|sampled|signal-INT|signal-TERM|run|profile|errors"
 	;;
 esac
 pass_or_fail

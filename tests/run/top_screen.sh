@@ -22,7 +22,7 @@
 #           busy, main in that order, its exact live bytes; Esc: the rows
 #           again.
 #  scroll   an 80x9 pane (3 rows shown of 7), sorted by name (n): End
-#           shows the last rows (traced) and not hold_big; PgUp, then Home,
+#           shows the last row by name (tiny) and not hold_big; PgUp, then Home,
 #           bring the first (churn) back.
 #  freeze   f: the header says FROZEN and its elapsed time stays for 2 s;
 #           f again: it moves on.
@@ -103,7 +103,11 @@ keys() {
 start_top() {
 	local x=80 y=30
 	[ "$1" = -x ] && { x=$2; y=$4; shift 4; }
-	local cmd="cd '$tmp' && stty -g >stty.before && '$ht' top $* 2>top.err;"
+	# each word quoted for the pane's shell: a checkout's path may hold
+	# blanks
+	local cmd
+	cmd="cd $(printf '%q' "$tmp") && stty -g >stty.before &&"
+	cmd+=" $(printf '%q ' "$ht" top "$@") 2>top.err;"
 	cmd+=" echo \$? >top.status.new; mv top.status.new top.status;"
 	cmd+=" stty -g >stty.after; sleep 600"
 	tmx new-session -d -x "$x" -y "$y" -s top "$cmd" || harness "tmux"
@@ -304,10 +308,10 @@ scroll)
 	wait_screen 'hold_big' 5 || fail "no hold_big"
 	sleep 1 # every site seen: 7 rows
 	keys n End
-	wait_screen '^ .* traced ' 2 && ! grep -q hold_big "$tmp/screen" ||
-		{ fail "End: the last row (traced) is not shown alone"; show "$tmp/screen"; }
+	wait_screen '^ .* tiny ' 2 && ! grep -q hold_big "$tmp/screen" ||
+		{ fail "End: the last row by name (tiny) is not shown alone"; show "$tmp/screen"; }
 	keys PageUp Home
-	wait_screen '^ .* churn ' 2 && ! grep -q ' traced ' "$tmp/screen" ||
+	wait_screen '^ .* churn ' 2 && ! grep -q ' tiny ' "$tmp/screen" ||
 		{ fail "Home: the first rows are not back"; show "$tmp/screen"; }
 	;;
 freeze)

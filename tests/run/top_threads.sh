@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `heaptrace top` keeping time on a process of 200 threads busy as a
 # service's pool (progs/topthreads.c: bursts 5 ms apart, each replacing
-# the 1000 bytes the thread holds from hold_block and 16 blocks from
-# churn_block, each block's contents checked before it is freed).
+# the 1000 bytes the thread holds from hold_block until told "settle",
+# which the test says after the first table, then keeping it, and 16
+# blocks from churn_block, each block's contents checked before it is
+# freed).
 # top --format=json --iterations=3 --interval=0.5 is attached while they
 # run; CASE is one of:
 #  exact    --sampling-interval=0: every call of 200 threads recorded,
@@ -42,7 +44,14 @@ esac
 start_target prog out ready "$prog" "$threads" 15
 status=0
 "$ht" top --format=json --iterations=3 --interval="$interval" "${opts[@]}" \
-	"$target" >"$tmp/top.out" 2>"$tmp/top.err" || status=$?
+	"$target" >"$tmp/top.out" 2>"$tmp/top.err" &
+top=$!
+pids+=("$top")
+# the first table says the tracer is in: the threads' blocks are then
+# made where it sees them
+wait_for "$tmp/top.out" '"pid"' 30 || fail "no first table"
+echo settle >&9
+wait "$top" || status=$?
 [ "$status" = 0 ] || fail "top exited $status: $(head -c 1000 "$tmp/top.err")"
 
 python3 - "$tmp/top.out" "$target" "$interval" "$threads" "$case_name" \

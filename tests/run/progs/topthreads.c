@@ -6,16 +6,21 @@
    5 ms sleep between them, so that few are runnable at once
    (threads that never wait would leave a tracer sharing their CPU share
    a 1/THREADS of it; docs/performance.md): a burst replaces the 1000
-   bytes it holds from hold_block (so that, once every thread has had a
-   burst under the tracer, hold_block holds THREADS x 1000 bytes the
-   tracer has seen allocated) and BURST blocks of a window of 64 from
+   bytes it holds from hold_block until, after a line "settle" on its
+   standard input (sent once the tracer is in: blocks made during an
+   attach may be unseen), the first burst makes the block it keeps; from
+   then on hold_block holds THREADS x 1000 bytes the tracer has seen
+   allocated, at every moment (a block replaced in every burst is
+   missing from a table made between its free and its successor's
+   malloc). Each burst also replaces BURST blocks of a window of 64 from
    churn_block, each filled with its own pattern and checked before it
-   is freed. After SECONDS seconds it joins them, frees everything, says
+   is freed. After SECONDS seconds (and the end of its input) it joins them, frees everything, says
    "done" and exits 0; a block found changed makes it say "corrupt" and
    exit 1.
    Usage: topthreads THREADS SECONDS */
 #define _DEFAULT_SOURCE /* usleep */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +35,7 @@
 #define BURST 16
 
 static atomic_int go;
+static atomic_int settled;
 static atomic_int corrupt;
 static double end_time;
 
@@ -87,9 +93,15 @@ work(void *arg)
 	while (!atomic_load(&go))
 		usleep(1000);
 	char *held = NULL;
+	bool settled_seen = false;
 	for (unsigned i = 0; now() < end_time; usleep(5000)) {
-		free(held);
-		held = hold_block();
+		/* the flag read before the block is made: the last block is
+		   made after "settle", which comes once the tracer is in */
+		if (!settled_seen) {
+			settled_seen = atomic_load(&settled);
+			free(held);
+			held = hold_block();
+		}
 		for (unsigned b = 0; b < BURST; b++, i++) {
 			unsigned slot = i % WINDOW;
 			if (window[slot])
@@ -135,6 +147,10 @@ main(int argc, char **argv)
 		usleep(20000);
 	end_time = now() + seconds;
 	atomic_store(&go, 1);
+	char line[64];
+	while (fgets(line, sizeof(line), stdin))
+		if (!strcmp(line, "settle\n"))
+			atomic_store(&settled, 1);
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	free(t);

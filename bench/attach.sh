@@ -29,6 +29,7 @@
 # when missing unless INSTALL=0 (as root; else redis is n/a).
 set -eu
 cd "$(dirname "$0")/.."
+. bench/service_lib.sh
 BUILD=${1:-build}
 RUNS=${RUNS:-3}
 WINDOW=${WINDOW:-3}
@@ -98,10 +99,6 @@ median() {
 	sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-alive() { kill -0 "$SVC" 2>/dev/null && [ -z "$(zombie)" ]; }
-# A service that died is a zombie until reaped, and kill -0 still
-# succeeds on a zombie.
-zombie() { awk '$1 == "State:" && $2 == "Z"' "/proc/$SVC/status" 2>/dev/null; }
 
 # start_service CMD...: start it, wait (bounded) for its first report,
 # then let it reach its steady state.
@@ -117,22 +114,6 @@ start_service() {
 	sleep 1
 }
 
-# A service that does not die of SIGTERM within 5 s (stopped under a
-# debugger that hangs) gets SIGKILL, which nothing can hold up.
-stop_service() {
-	kill -TERM "$SVC" 2>/dev/null || true
-	for _ in $(seq 50); do
-		alive || break
-		sleep 0.1
-	done
-	kill -KILL "$SVC" 2>/dev/null || true
-	wait "$SVC" 2>/dev/null || true
-	SVC=
-}
-
-# CPU time the service has used so far, in clock ticks (utime + stime;
-# the fields are counted after the command name, which may hold spaces).
-ticks() { sed 's/.*) //' "/proc/$SVC/stat" | awk '{ print $12 + $13 }'; }
 HZ=$(getconf CLK_TCK)
 
 # Units per second over the next WINDOW seconds, on the service's clock;

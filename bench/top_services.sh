@@ -54,6 +54,7 @@
 # Needs ab (apache2-utils), redis-server and redis-tools, perl, python3.
 set -eu
 cd "$(dirname "$0")/.."
+. bench/service_lib.sh
 BUILD=${1:-build}
 RUNS=${RUNS:-1}
 WATCH=${WATCH:-60}
@@ -121,25 +122,6 @@ case_fail() {
 }
 
 now() { perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC -e 'printf "%.6f\n", clock_gettime(CLOCK_MONOTONIC)'; }
-
-# A service that died is a zombie until reaped, and kill -0 still
-# succeeds on a zombie.
-alive() {
-	kill -0 "$SVC" 2>/dev/null &&
-		! awk '$1 == "State:" && $2 == "Z" { z = 1 } END { exit !z }' "/proc/$SVC/status" 2>/dev/null
-}
-
-stop_service() {
-	[ -n "$SVC" ] || return 0
-	kill -TERM "$SVC" 2>/dev/null || true
-	for _ in $(seq 50); do
-		alive || break
-		sleep 0.1
-	done
-	kill -KILL "$SVC" 2>/dev/null || true
-	wait "$SVC" 2>/dev/null || true
-	SVC=
-}
 
 # start_http CMD...: CMD PORT_FILE started, $PORT what it wrote there
 # (bounded wait: a thousand threads take a moment to start).
@@ -232,8 +214,6 @@ answers() {
 		grep -q '^Failed requests: *0$' "$W/ab1.out" ;;
 	esac
 }
-
-ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'; }
 
 # rss_sampler PID: "SECONDS KB TICKS" every 5 s while PID lives: its
 # VmRSS and the CPU time it has used (clock ticks).

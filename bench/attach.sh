@@ -206,30 +206,6 @@ measure() {
 	if [ "$KIND" = redis ]; then redis_rate; else rate; fi
 }
 
-# start_redis: a redis-server of its own on 127.0.0.1, on a port nothing
-# answers on, with no persistence; $SVC its pid, $PORT its port; warmed
-# up by a short benchmark.
-start_redis() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
-		! redis-cli -p "$PORT" ping >/dev/null 2>&1 || continue
-		redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
-			--daemonize no --dir "$W" >"$W/redis.log" 2>&1 </dev/null &
-		SVC=$!
-		for _ in $(seq 50); do
-			if [ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ]; then
-				redis_bench 20000 || true
-				return 0
-			fi
-			alive || break
-			sleep 0.1
-		done
-		stop_service
-	done
-	echo "redis-server did not start: $(tail -1 "$W/redis.log")" >&2
-	return 1
-}
-
 # heaptrace_window NAME TAG OPTION...: the service's rate while `heaptrace
 # attach OPTIONS` is attached, in $got ("fail" when the attach did not
 # happen or heaptrace failed); its profile in $W/massif.NAME.TAG. heaptrace
@@ -329,6 +305,7 @@ one_run() {
 	if [ "$1" = redis ]; then
 		KIND=redis
 		start_redis
+		redis_bench 20000 || true # a warm-up
 	else
 		KIND=count
 		start_service "$@"

@@ -138,26 +138,6 @@ start_http() {
 	PORT=$(cat "$W/port")
 }
 
-# start_redis: a redis-server of its own on 127.0.0.1, on a random port
-# nothing answers on, no persistence.
-start_redis() {
-	for _ in $(seq 10); do
-		PORT=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
-		! (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null || continue
-		redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
-			--daemonize no --dir "$W" >"$W/redis.log" 2>&1 </dev/null &
-		SVC=$!
-		for _ in $(seq 50); do
-			[ "$(redis-cli -p "$PORT" ping 2>/dev/null)" = PONG ] && return 0
-			alive || break
-			sleep 0.1
-		done
-		stop_service
-	done
-	echo "redis-server did not start: $(tail -1 "$W/redis.log")" >&2
-	return 1
-}
-
 # ab_load SECS CONC [AB_OPTION...]: requests per second of ab against
 # $PORT for SECS seconds, or "fail" (ab failed, or a request failed).
 ab_load() {

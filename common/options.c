@@ -170,6 +170,13 @@ static const struct opt_spec specs[] = {
 		  "families as allocators (pymalloc serves small objects "
 		  "from mmap'ed arenas malloc never sees); not with "
 		  "--massif-compat=yes or --pages-as-heap=yes" },
+	{ .name = "--python-frames", .kind = OPT_BOOL,
+	  .off = FIELD(python_frames), .def = "yes", .group = GROUP_OWN,
+	  .count_off = FIELD(python_frames_given),
+	  .help = "in a CPython process, show the Python functions that "
+		  "were running (module.function (file.py:line)) in place "
+		  "of the interpreter's evaluation frames; off with "
+		  "--massif-compat=yes unless given" },
 	{ .name = "--follow-exec", .kind = OPT_CHOICE,
 	  .off = FIELD(follow_exec), .def = "auto",
 	  .choices = follow_exec_names, .group = GROUP_OWN,
@@ -1075,4 +1082,11 @@ ht_time_unit_name(enum ht_time_unit u)
 	if ((unsigned)u < sizeof(time_unit_names) / sizeof(*time_unit_names) - 1)
 		return time_unit_names[u];
 	return "?";
+}
+
+bool
+ht_options_python_frames(const struct ht_options *opt)
+{
+	return opt->python_frames &&
+	       (!opt->massif_compat || opt->python_frames_given);
 }

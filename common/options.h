@@ -86,6 +86,10 @@ struct ht_options {
 	bool python_alloc;       /* --python-alloc=yes: CPython's PyObject_*
 				    and PyMem_* are allocators too (not
 				    with --massif-compat or --pages-as-heap) */
+	bool python_frames;      /* --python-frames=yes: Python functions in
+				    place of CPython's evaluation frames
+				    (ht_options_python_frames) */
+	bool python_frames_given; /* ... typed on the command line */
 	enum ht_backend backend; /* --backend=auto */
 	unsigned ring_size;      /* --ring-size=8388608; 1048576 with
 				    --sampling-interval when not given */
@@ -177,6 +181,9 @@ void ht_cmdline_fini(struct ht_cmdline *cl);
 
 /* Write the --help text to OUT. */
 void ht_options_usage(FILE *out);
+/* Whether Python frames are wanted: --python-frames=yes, which
+   --massif-compat=yes turns off unless it was given. */
+bool ht_options_python_frames(const struct ht_options *opt);
 
 /* "i", "ms" or "B". */
 const char *ht_time_unit_name(enum ht_time_unit u);

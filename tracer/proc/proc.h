@@ -22,6 +22,7 @@
 
 struct inline_client;
 struct inline_proc;
+struct py_interp;
 struct page_call;
 struct pending_call;
 struct stopall;
@@ -92,6 +93,8 @@ struct tproc {
 	bool setup_done;          /* probes planted once after exec */
 	bool profiling;           /* between process_start and process_end */
 	bool detaching;           /* exec without --trace-children */
+	struct py_interp *python; /* the CPython it runs (tracer/python/),
+				     NULL when none or no Python frames */
 	struct inline_proc *inl;  /* the inline path's state, or NULL */
 	int inline_refused;       /* setting up the inline path failed: why
 				     (a negative error), else 0 */

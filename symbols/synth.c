@@ -2,7 +2,8 @@
 /* Naming a synthetic frame: the tracer interned its function, file and
    line, so nothing is looked up; the file is printed as the interpreter
    recorded it, as a native frame's file is printed as its line table
-   records it. */
+   records it; an unknown line is 0, as a line table's line 0, so that
+   every reader of "fn (file:line)" reads it. */
 #include "synth.h"
 
 #include "common/synthframe.h"
@@ -23,7 +24,5 @@ sym_synth_describe(uint64_t pc)
 
 	if (!f)
 		return ht_xstrdup("???");
-	if (!f->line)
-		return ht_xasprintf("%s (%s)", f->function, f->file);
 	return ht_xasprintf("%s (%s:%u)", f->function, f->file, f->line);
 }

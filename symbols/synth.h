@@ -12,8 +12,8 @@
    synth_frame_reset. */
 const char *sym_synth_name(uint64_t pc);
 /* PC's Massif description, newly allocated: "mod.func (file.py:12)", as a
-   native frame's "fn (file.c:12)"; "mod.func (file.py)" when the line is
-   not known; "???" when no frame was interned at PC. */
+   native frame's "fn (file.c:12)" (line 0: not known); "???" when no
+   frame was interned at PC. */
 char *sym_synth_describe(uint64_t pc);
 
 #endif

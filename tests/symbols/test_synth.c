@@ -58,7 +58,7 @@ check_synth(const char *who, struct ht_symbolizer sym)
 		   "sleeper.K.method (sleeper.py:6)");
 	snprintf(what, sizeof(what), "%s: no line", who);
 	n = sym.describe(sym.ctx, nolines, lines, HT_MAX_INLINE);
-	expect_str(what, n == 1 ? lines[0] : NULL, "<module> (<string>)");
+	expect_str(what, n == 1 ? lines[0] : NULL, "<module> (<string>:0)");
 	expect_str(what, sym.function_name(sym.ctx, nolines), "<module>");
 	snprintf(what, sizeof(what), "%s: never interned", who);
 	expect_str(what, sym.function_name(sym.ctx, stray), NULL);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/synthframe.h"
 #include "common/xalloc.h"
 
 /* Prefixes of the allocation shims of Rust's standard library: its
@@ -231,11 +232,28 @@ pass_takes(enum pass p, struct frame_kind k)
 	}
 }
 
+/* The innermost Python frame of S that is no allocation function by
+   NM, or NULL. A Python frame is the program's own code; the C frames
+   inward of it are the interpreter's (or an extension's) working for
+   the line it runs, so it names the site before any of them. */
+static const struct sites_frame *
+python_frame(const struct site_naming *nm, const struct sites_site *s)
+{
+	for (size_t i = 0; i < s->n_frames; i++)
+		if (synth_frame_is(s->frames[i].addr) &&
+		    !site_naming_is_alloc_fn(nm, s->frames[i].function, true))
+			return &s->frames[i];
+	return NULL;
+}
+
 const struct sites_frame *
 site_name_frame(const struct site_naming *nm, const struct sites_site *s)
 {
 	if (!s->n_frames)
 		return NULL;
+	const struct sites_frame *py = python_frame(nm, s);
+	if (py)
+		return py;
 	/* one look at each frame, then the best pass that takes one */
 	const struct sites_frame *best[PASS_N] = { NULL };
 	bool inner = true, startup = false;

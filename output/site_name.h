@@ -58,7 +58,8 @@ bool site_is_allocator_object(const char *object);
 bool site_is_standard_library(const char *fn, const char *object);
 
 /* The frame naming site S of NM's file (whose mappings tell each frame's
-   object): the first frame, innermost first, that has a name and is
+   object): the innermost Python frame (common/synthframe.h) that is no
+   allocator function by NM; else the first frame, innermost first, that has a name and is
    neither an allocator function (site_naming_is_alloc_fn, wrappers
    included) nor in an allocator object nor the standard library's
    (site_is_standard_library); else the first such named one of the

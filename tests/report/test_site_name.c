@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/synthframe.h"
 #include "tests/check.h"
 
 /* Where the hand-made frames lie: libc (whose frames may carry a
@@ -334,6 +335,31 @@ test_text(void)
 	}
 }
 
+/* CPython: a Python frame (a synthetic address) names the site before
+   the interpreter's C functions inward of it, which lie in the program
+   (/usr/bin/python3.11) or in libpython; --alloc-fn on a Python name
+   passes to the next Python frame outward. */
+static void
+test_python(void)
+{
+	struct sites_frame py[] = {
+		F(LIBC + 0x10, "malloc", "malloc.c", 3281, NULL),
+		F(PROG + 0x10, "PyObject_Malloc", NULL, 0, prog_path),
+		F(PROG + 0x20, "PyUnicode_New", NULL, 0, prog_path),
+		F(PROG + 0x30, "_PyEval_EvalFrameDefault", NULL, 0, prog_path),
+		F(SYNTH_FRAME_BASE | 7, "app.make_row", "app.py", 12, NULL),
+		F(SYNTH_FRAME_BASE | 3, "<module>", "app.py", 20, NULL),
+		F(PROG + 0x40, "Py_RunMain", NULL, 0, prog_path),
+		F(PROG + 0x50, "main", NULL, 0, prog_path),
+		F(LIBC + 0x20, "(below main)", "libc_start_call_main.h", 58,
+		  NULL),
+	};
+	EXPECT(&with_maps, NULL, py, "app.make_row (app.py:12)");
+	EXPECT(&without_maps, NULL, py, "app.make_row (app.py:12)");
+	EXPECT(&with_maps, "--alloc-fn=app.make_row", py,
+	       "<module> (app.py:20)");
+}
+
 int
 main(void)
 {
@@ -346,5 +372,6 @@ main(void)
 	test_standard_library();
 	test_objects();
 	test_text();
+	test_python();
 	return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }

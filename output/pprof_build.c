@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/synthframe.h"
 #include "common/u64map.h"
 #include "common/xalloc.h"
 #include "pprof_profile.pb-c.h"
@@ -163,22 +164,28 @@ unversioned_name(struct pprof_build *b, const char *name, int64_t n)
 	return id;
 }
 
-/* The ID of the function NAME in FILE (either NULL). */
+/* The ID of the function NAME in FILE (either NULL); PYTHON: a Python
+   function (a synthetic frame), which has no system name. */
 static uint64_t
-function_id(struct pprof_build *b, const char *name, const char *file)
+function_id(struct pprof_build *b, const char *name, const char *file,
+	    bool python)
 {
 	int64_t n = pprof_build_string(b, name ? name : "???");
 	int64_t f = pprof_build_string(b, file ? file : "");
 	bool fresh;
+	uint64_t key = (uint64_t)n << 32 | (uint64_t)f;
 	uint64_t *slot = u64map_slot(&b->functions,
-				     (uint64_t)n << 32 | (uint64_t)f, &fresh);
+				     python ? key | 1ull << 63 : key, &fresh);
 	if (!fresh)
 		return *slot;
 	Function *fn = ht_xmalloc(sizeof(*fn));
 	heaptrace__pprof__function__init(fn);
 	fn->id = b->p.n_function + 1;
 	fn->name = unversioned_name(b, name, n);
-	fn->system_name = n;
+	/* A Python function has no other name than the one shown; its
+	   system name left empty also keeps pprof's C++ heuristics (which
+	   take "<module>" for template arguments and erase it) off it. */
+	fn->system_name = python ? 0 : n;
 	fn->filename = f;
 	ht_xgrow((void **)&b->p.function, &b->cap_functions,
 		 b->p.n_function + 1, sizeof(*b->p.function));
@@ -260,7 +267,8 @@ pprof_build_location(struct pprof_build *b, uint64_t mapping_id,
 	for (size_t i = 0; i < n_lines; i++) {
 		heaptrace__pprof__line__init(&ls[i]);
 		ls[i].function_id = function_id(b, lines[i].function,
-						lines[i].file);
+						lines[i].file,
+						synth_frame_is(address));
 		ls[i].line = lines[i].line;
 		h = fnv(h, &ls[i].function_id, sizeof(ls[i].function_id));
 		h = fnv(h, &ls[i].line, sizeof(ls[i].line));

@@ -41,7 +41,8 @@ uint64_t pprof_build_mapping(struct pprof_build *b, uint64_t start,
 
 /* The ID of the location at ADDRESS in mapping MAPPING_ID (0: none) whose
    N_LINES lines are LINES, innermost first (added when no location has
-   the same address, mapping and lines). */
+   the same address, mapping and lines). A synthetic ADDRESS (a Python
+   frame, common/synthframe.h) makes functions without a system name. */
 uint64_t pprof_build_location(struct pprof_build *b, uint64_t mapping_id,
 			      uint64_t address, const struct pprof_line *lines,
 			      size_t n_lines);

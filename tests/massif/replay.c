@@ -15,8 +15,10 @@
 #include "common/event.h"
 #include "common/options.h"
 #include "common/symbolizer.h"
+#include "common/synthframe.h"
 #include "common/xalloc.h"
 #include "output/output.h"
+#include "output/sites.h"
 #include "snapshot/extra.h"
 #include "snapshot/snapshot.h"
 #include "symbols/table.h"
@@ -74,6 +76,7 @@ static const struct event_kind event_kinds[] = {
 enum op {
 	OP_CMD,
 	OP_SYM,
+	OP_PYFRAME,
 	OP_STACK,
 	OP_TIME,
 	OP_REPEAT,
@@ -332,6 +335,7 @@ static const struct keyword {
 } keywords[] = {
 	{ "cmd", OP_CMD, 1, SIZE_MAX, "cmd PROGRAM [ARGS...]" },
 	{ "sym", OP_SYM, 1, SIZE_MAX, "sym PC NAME | DESC [| DESC...]" },
+	{ "pyframe", OP_PYFRAME, 4, 4, "pyframe NAME FUNCTION FILE LINE" },
 	{ "stack", OP_STACK, 1, SIZE_MAX, "stack NAME ITEM..." },
 	{ "time", OP_TIME, 1, 1, "time T" },
 	{ "repeat", OP_REPEAT, 2, 2, "repeat COUNT VARIABLE" },
@@ -491,23 +495,41 @@ build_stack(struct script *sc, const struct stmt *s, char *const *w, size_t n)
 	return len;
 }
 
+/* The stack called NAME, now of the N pcs in SC->pcs. */
 static void
-do_stack(struct script *sc, const struct stmt *s)
+set_stack(struct script *sc, const char *name, size_t n)
 {
-	struct named_stack *ns = find_stack(sc, s->tok[0]);
-	size_t n = build_stack(sc, s, s->tok + 1, s->n_tok - 1);
+	struct named_stack *ns = find_stack(sc, name);
 
 	if (!ns) {
 		ht_xgrow((void **)&sc->stacks, &sc->cap_stacks,
 			 sc->n_stacks + 1, sizeof(*sc->stacks));
 		ns = &sc->stacks[sc->n_stacks++];
-		ns->name = ht_xstrdup(s->tok[0]);
+		ns->name = ht_xstrdup(name);
 	} else {
 		free(ns->pcs);
 	}
 	ns->pcs = ht_xcalloc(n ? n : 1, sizeof(*ns->pcs));
 	memcpy(ns->pcs, sc->pcs, n * sizeof(*ns->pcs));
 	ns->n = n;
+}
+
+static void
+do_stack(struct script *sc, const struct stmt *s)
+{
+	set_stack(sc, s->tok[0], build_stack(sc, s, s->tok + 1, s->n_tok - 1));
+}
+
+/* A Python frame, as the tracer makes one: a synthetic pc (the table
+   symbolizer names it), as the one-frame stack NAME. */
+static void
+do_pyframe(struct script *sc, const struct stmt *s)
+{
+	uint64_t line = eval(sc, s, s->tok[3]);
+
+	ht_xgrow((void **)&sc->pcs, &sc->cap_pcs, 1, sizeof(*sc->pcs));
+	sc->pcs[0] = synth_frame_intern(s->tok[1], s->tok[2], (unsigned)line);
+	set_stack(sc, s->tok[0], 1);
 }
 
 static void
@@ -644,6 +666,9 @@ run(struct script *sc, size_t from, size_t to)
 		case OP_STACK:
 			do_stack(sc, s);
 			break;
+		case OP_PYFRAME:
+			do_pyframe(sc, s);
+			break;
 		case OP_TIME:
 			sc->clock = eval(sc, s, s->tok[0]);
 			break;
@@ -765,6 +790,15 @@ main(int argc, char **argv)
 	if (rc < 0)
 		fprintf(stderr, "replay: %s: %s\n", argv[argc - 1],
 			ht_strerror(-rc));
+	/* REPLAY_SITES=1: the .sites file beside it, as heaptrace writes */
+	if (rc >= 0 && getenv("REPLAY_SITES")) {
+		char *sites = out_sites_path(argv[argc - 1]);
+		rc = out_sites_write(sites, 1, &h, sc.eng, &sym, NULL);
+		if (rc < 0)
+			fprintf(stderr, "replay: %s: %s\n", sites,
+				ht_strerror(-rc));
+		free(sites);
+	}
 
 	snap_engine_free(sc.eng);
 	sym_table_free(sc.syms);

@@ -7,7 +7,7 @@
 # Usage: python.sh CASE REPLAY HEAPTRACE SRCDIR; exit 0 pass, 1 fail,
 # 77 skip.
 #   massif   the tree's lines "0xFFF5...: fn (file.py:line)", which
-#            ms_print prints as they are
+#            ms_print prints as they are, and heaptrace print as ms_print
 #   report   the sites named by their Python function (text, JSON, HTML),
 #            and by its caller with --alloc-fn=app.make_row at read time
 #   diff     sites of two runs matched and named by Python function
@@ -49,7 +49,9 @@ massif)
 	grep -q -- '->.* 0xFFF5000000000000: app.make_row (app.py:12)$' ms ||
 		fail "ms_print shows no app.make_row"
 	grep -q -- '->.* 0xFFF5000000000003: <module> (app.py:21)$' ms ||
-		fail "ms_print shows no <module> at line 21" ;;
+		fail "ms_print shows no <module> at line 21"
+	"$ht" print m >hp 2>&1 || fail "heaptrace print: $(head -5 hp)"
+	cmp -s hp ms || fail "heaptrace print differs from ms_print" ;;
 report)
 	expect_status 0 "$ht" report m && cp "$tmp/out" r
 	has r "100 calls to allocation functions with 100800 bytes peak consumption from app.make_row (app.py:12)"

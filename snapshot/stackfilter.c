@@ -153,20 +153,23 @@ main_or_below_main(struct stack_filter *f, const uint64_t *pcs, unsigned n)
 static bool
 is_ignored(struct stack_filter *f, const uint64_t *pcs, unsigned n)
 {
-	bool named_seen = false;
+	unsigned i = 0;
 
 	if (!f->opt->n_ignore_fns)
 		return false;
-	for (unsigned i = 0; i < n; i++) {
+	for (; i < n; i++) {
 		unsigned c = classify(f, pcs[i]);
-		if (!named_seen && (c & PC_NAMED)) {
-			if (c & PC_IGNORE_FN)
-				return true;
-			named_seen = true;
+		if (c & PC_NAMED) {
+			if (c & (PC_IGNORE_FN | PC_PYTHON))
+				return (c & PC_IGNORE_FN) != 0;
+			break;
 		}
-		if (c & PC_PYTHON)
-			return (c & PC_IGNORE_FN) != 0;
 	}
+	/* past the first named frame, only Python frames are looked at (by
+	   their address: naming the others would cost symbol lookups) */
+	for (; i < n; i++)
+		if (synth_frame_is(pcs[i]))
+			return (classify(f, pcs[i]) & PC_IGNORE_FN) != 0;
 	return false;
 }
 
@@ -184,7 +187,8 @@ alloc_fn_top(struct stack_filter *f, const uint64_t *pcs, unsigned npcs)
 		while (top < npcs && (classify(f, pcs[top]) & PC_ALLOC_FN))
 			top++;
 		unsigned py = top;
-		while (py < npcs && !(classify(f, pcs[py]) & PC_PYTHON))
+		/* by address: naming every frame would cost symbol lookups */
+		while (py < npcs && !synth_frame_is(pcs[py]))
 			py++;
 		if (py == npcs || !(classify(f, pcs[py]) & PC_ALLOC_FN))
 			return top;

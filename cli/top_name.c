@@ -168,6 +168,21 @@ closes(char c)
 	return c == '>' || c == ')';
 }
 
+/* Whether the '<' at S[O], closed at S[C], is a Python code object's
+   name ("<module>", "<listcomp>", "K.f.<locals>.g"): lower-case letters
+   only, at the start or after a dot, as no C++ or Rust list is. Eliding
+   it would leave nothing of the function's name. */
+static bool
+python_pseudo_name(const char *s, size_t o, size_t c)
+{
+	if (o > 0 && s[o - 1] != '.')
+		return false;
+	for (size_t i = o + 1; i < c; i++)
+		if (s[i] < 'a' || s[i] > 'z')
+			return false;
+	return true;
+}
+
 /* In S, the most deeply nested bracket list whose contents are longer
    than the ellipsis (the first of equals): its opening bracket's index
    into *OPEN, its closing one's into *CLOSE. False if none. A stray
@@ -194,7 +209,8 @@ innermost_list(const char *s, size_t *open, size_t *close)
 			size_t inner = i - o - 1;
 			bool elided = inner == ELLIPSIS_WIDTH &&
 				      !strncmp(s + o + 1, ELLIPSIS, inner);
-			if (inner <= ELLIPSIS_WIDTH || elided)
+			if (inner <= ELLIPSIS_WIDTH || elided ||
+			    python_pseudo_name(s, o, i))
 				continue;
 			/* deepest first; among equals, the first: the
 			   arguments of the outer namespaces go before the

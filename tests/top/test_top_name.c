@@ -46,6 +46,13 @@ expect_all_widths(const char *name, const char *loc)
 int
 main(void)
 {
+	/* Python's "<module>", "<locals>" are names, not lists */
+	expect_fit("app.handlers.<lambda> (app.py:3)", 28,
+		   "app.han...lambda> (app.py:3)");
+	expect_fit("app.K.method.<locals>.inner (views.py:120)", 36,
+		   "app.K.met...ls>.inner (views.py:120)");
+	expect_fit("<listcomp> (/srv/app/views.py:20)", 16,
+		   "<l...mp> (...20)");
 	/* fits: unchanged */
 	expect_fit("main (a.c:3)", 12, "main (a.c:3)");
 	expect_fit("main (a.c:3)", 80, "main (a.c:3)");

@@ -14,7 +14,8 @@ size_t top_name_width(const char *name);
 /* NAME ("FUNCTION (file:line)", "FUNCTION (in object)" or "FUNCTION")
    fitted into WIDTH columns, malloc'd: NAME itself when it fits; else a
    Rust hash is dropped, the innermost template argument and parameter
-   lists are elided to "<...>" and "(...)", then the middle of the
+   lists are elided to "<...>" and "(...)" (Python's "<module>",
+   "<lambda>" are names, not lists), then the middle of the
    function's name (its last component kept) and, if it is wider than
    half the column, of the location (its end kept) is replaced by "...".
    WIDTH below 5 gives NAME's first WIDTH columns. */

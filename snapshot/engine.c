@@ -574,8 +574,13 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 	if (extra_alloc(eng, ev, &x) < 0)
 		return;
 	b.cookie = x.cookie;
+	/* An internal caller under the allocation function is left out as
+	   frame 0 is: the frame the filter drops is the outermost of them. */
+	unsigned skip = ht_alloc_fn_internal_callers(ev->fn);
+	if (ev->npcs <= skip + 1)
+		skip = 0;
 	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, &eng->sites,
-				   ev->pcs, ev->npcs, &b.site);
+				   ev->pcs + skip, ev->npcs - skip, &b.site);
 	/* Ignored (leaf 0): the block is remembered so that its free and
 	   reallocs are recognised, but it counts nowhere. */
 	block_table_insert(&eng->blocks, &b);

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "common/kvsort.h"
+#include "common/synthframe.h"
 #include "common/xalloc.h"
 
 #define MAX_REQUEST 0x7fffffffffffffffULL
@@ -559,6 +560,26 @@ extra_alloc(struct snap_engine *eng, const struct ht_event *ev,
 	return 0;
 }
 
+/* A pymalloc arena's stack as sites and the tree take it, or NULL when
+   EV is no such block: frame 0, the arena function's (stripped, so
+   nameless), and its internal callers (pymalloc's allocate_from_new_pool,
+   nameless too) become one synthetic frame that says what the block is.
+   The tree drops it as it drops malloc's, so the arena goes to the code
+   that needed a new pool; a site (report, top) shows it as its
+   allocation function. Arenas are few: the copy's cost does not show. */
+static uint64_t *
+arena_stack(const struct ht_event *ev)
+{
+	unsigned skip = ht_alloc_fn_internal_callers(ev->fn);
+	if (!skip || ev->npcs <= skip + 1)
+		return NULL;
+	unsigned n = ev->npcs - skip;
+	uint64_t *pcs = ht_xmalloc(n * sizeof(*pcs));
+	pcs[0] = synth_frame_intern("pymalloc arena", "obmalloc.c", 0);
+	memcpy(pcs + 1, ev->pcs + 1 + skip, (n - 1) * sizeof(*pcs));
+	return pcs;
+}
+
 static void
 do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 {
@@ -574,13 +595,13 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 	if (extra_alloc(eng, ev, &x) < 0)
 		return;
 	b.cookie = x.cookie;
-	/* An internal caller under the allocation function is left out as
-	   frame 0 is: the frame the filter drops is the outermost of them. */
-	unsigned skip = ht_alloc_fn_internal_callers(ev->fn);
-	if (ev->npcs <= skip + 1)
-		skip = 0;
-	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, &eng->sites,
-				   ev->pcs + skip, ev->npcs - skip, &b.site);
+	uint64_t *arena = arena_stack(ev);
+	b.leaf = stack_filter_leaf(
+		&eng->filter, &eng->tree, &eng->sites, arena ? arena : ev->pcs,
+		arena ? ev->npcs - ht_alloc_fn_internal_callers(ev->fn)
+		      : ev->npcs,
+		&b.site);
+	free(arena);
 	/* Ignored (leaf 0): the block is remembered so that its free and
 	   reallocs are recognised, but it counts nowhere. */
 	block_table_insert(&eng->blocks, &b);

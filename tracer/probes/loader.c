@@ -388,8 +388,7 @@ python_uses_malloc(const struct tproc *p)
    python under --trace-children=yes): the same thing said of each would
    only repeat itself. ARENAS: its arenas are counted (python_arenas). */
 static void
-python_inlined_say(const struct tproc *p, const char *path,
-		   bool arenas)
+python_inlined_say(const char *path, bool arenas)
 {
 	static bool said;
 	if (said)
@@ -402,7 +401,6 @@ python_inlined_say(const struct tproc *p, const char *path,
 	else
 		ht_warn("%s inlines pymalloc: objects up to 512 B unseen "
 			"(PYTHONMALLOC=malloc shows them)", path);
-	(void)p;
 }
 
 /* True when OBJ's CPython entries are all wrappers, worth probing.
@@ -568,8 +566,8 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 			s->family == FAMILY_PYTHON && s->role == PROBE_FREE;
 	}
 	if (py_here && py_inlined)
-		python_inlined_say(p, path,
-				   python_arenas(p, tid, obj, bias, lo, hi, b));
+		python_inlined_say(path, python_arenas(p, tid, obj, bias, lo,
+							 hi, b));
 	for (size_t i = 0; page_calls_inline(t) && i < N_PAGE_SYMBOLS; i++) {
 		const struct page_symbol *ps = &page_symbols[i];
 		struct elf_symbol sym;

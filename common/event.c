@@ -19,6 +19,8 @@ static const char *const names[HT_FN_COUNT] = {
 	[HT_FN_FREE] = "free",
 	[HT_FN_DELETE] = "operator delete",
 	[HT_FN_DELETE_ARRAY] = "operator delete[]",
+	[HT_FN_PYARENA_ALLOC] = "pymalloc arena",
+	[HT_FN_PYARENA_FREE] = "pymalloc arena free",
 };
 
 static uint64_t
@@ -58,6 +60,9 @@ ht_event_from_call(enum ht_alloc_fn fn, const uint64_t args[3],
 		ev->align = args[1];
 		ev->size = args[2];
 		break;
+	case HT_FN_PYARENA_ALLOC:
+		ev->size = args[1];
+		break;
 	case HT_FN_VALLOC:
 	case HT_FN_PVALLOC:
 		ev->align = 4096;
@@ -74,6 +79,18 @@ ht_event_from_call(enum ht_alloc_fn fn, const uint64_t args[3],
 		break;
 	}
 	return result != 0 && !overflow;
+}
+
+unsigned
+ht_alloc_fn_ptr_arg(enum ht_alloc_fn fn)
+{
+	return fn == HT_FN_PYARENA_FREE ? 1 : 0;
+}
+
+unsigned
+ht_alloc_fn_internal_callers(enum ht_alloc_fn fn)
+{
+	return fn == HT_FN_PYARENA_ALLOC ? 1 : 0;
 }
 
 const char *

@@ -63,6 +63,10 @@ enum ht_alloc_fn {
 	HT_FN_FREE,
 	HT_FN_DELETE,            /* operator delete(ptr, ...): every variant */
 	HT_FN_DELETE_ARRAY,      /* operator delete[](ptr, ...) */
+	/* CPython's arena allocator (_PyObject_Arena's functions) where
+	   pymalloc is inlined: each arena one block (docs/python.md). */
+	HT_FN_PYARENA_ALLOC,     /* alloc(ctx, size) */
+	HT_FN_PYARENA_FREE,      /* free(ctx, ptr, size) */
 	HT_FN_COUNT
 };
 
@@ -98,6 +102,15 @@ struct ht_event {
    its old block must be settled. */
 bool ht_event_from_call(enum ht_alloc_fn fn, const uint64_t args[3],
 			uint64_t result, struct ht_event *ev);
+
+/* Which of free-like FN's arguments is the pointer it frees (0 but for
+   the arena free). */
+unsigned ht_alloc_fn_ptr_arg(enum ht_alloc_fn fn);
+
+/* How many frames under allocating FN's own are always the same internal
+   caller, not the code that needed the memory: 1 for the arena alloc
+   (pymalloc's allocate_from_new_pool), else 0. */
+unsigned ht_alloc_fn_internal_callers(enum ht_alloc_fn fn);
 
 /* Name of FN as a C programmer writes it ("malloc", "operator new"). */
 const char *ht_alloc_fn_name(enum ht_alloc_fn fn);

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "common/kvsort.h"
+#include "common/synthframe.h"
 #include "common/xalloc.h"
 
 #define MAX_REQUEST 0x7fffffffffffffffULL
@@ -559,6 +560,39 @@ extra_alloc(struct snap_engine *eng, const struct ht_event *ev,
 	return 0;
 }
 
+/* A block of CPython's arena allocator: the synthetic frame that says
+   what it is. pymalloc's arenas are 256 KiB (3.8, 3.9) or 1 MiB; the
+   same allocator serves the interpreter's frame stack in chunks of
+   16 KiB or more (3.11's _PyObject_VirtualAlloc, for pystate.c). */
+static uint64_t
+arena_frame(uint64_t size)
+{
+	if (size == 256 << 10 || size == 1 << 20)
+		return synth_frame_intern("pymalloc arena", "obmalloc.c", 0);
+	return synth_frame_intern("CPython data stack", "pystate.c", 0);
+}
+
+/* The stack of a block of CPython's arena allocator as sites and the
+   tree take it, or NULL when EV is no such block: frame 0, the arena
+   function's (stripped, so nameless), and its internal caller
+   (pymalloc's allocate_from_new_pool, nameless too) become one synthetic
+   frame that says what the block is. The tree drops it as it drops
+   malloc's, so an arena goes to the code that needed a new pool; a site
+   (report, top) shows it as its allocation function. Such blocks are
+   few: the copy's cost does not show. */
+static uint64_t *
+arena_stack(const struct ht_event *ev)
+{
+	unsigned skip = ht_alloc_fn_internal_callers(ev->fn);
+	if (!skip || ev->npcs <= skip + 1)
+		return NULL;
+	unsigned n = ev->npcs - skip;
+	uint64_t *pcs = ht_xmalloc(n * sizeof(*pcs));
+	pcs[0] = arena_frame(ev->size);
+	memcpy(pcs + 1, ev->pcs + 1 + skip, (n - 1) * sizeof(*pcs));
+	return pcs;
+}
+
 static void
 do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 {
@@ -574,14 +608,24 @@ do_alloc(struct snap_engine *eng, const struct ht_event *ev)
 	if (extra_alloc(eng, ev, &x) < 0)
 		return;
 	b.cookie = x.cookie;
-	b.leaf = stack_filter_leaf(&eng->filter, &eng->tree, &eng->sites,
-				   ev->pcs, ev->npcs, &b.site);
+	uint64_t *arena = arena_stack(ev);
+	b.leaf = stack_filter_leaf(
+		&eng->filter, &eng->tree, &eng->sites, arena ? arena : ev->pcs,
+		arena ? ev->npcs - ht_alloc_fn_internal_callers(ev->fn)
+		      : ev->npcs,
+		&b.site);
+	free(arena);
 	/* Ignored (leaf 0): the block is remembered so that its free and
 	   reallocs are recognised, but it counts nowhere. */
 	block_table_insert(&eng->blocks, &b);
 	site_table_alloc(&eng->sites, b.site, ev->size,
 			 cookie_blocks(eng, b.cookie));
-	site_table_estimate(&eng->sites, b.site, eng->calls_est);
+	/* A block recorded whole in a sampled profile (pymalloc's arenas)
+	   is one call. */
+	site_table_estimate(&eng->sites, b.site,
+			    eng->calls_est || !eng->opt->sampling_interval
+				    ? eng->calls_est
+				    : 1);
 	eng->stats.allocs++;
 	eng->stats.live_blocks++;
 	eng->stats.usage_allocs++;

@@ -478,6 +478,15 @@ test_events(void)
 		  0x200, 0, 0, 0 },
 		{ RING_REC_FREE, HT_FN_DELETE, { 0 }, 0, false, HT_EV_FREE, 0,
 		  0, 0, 0 },
+		/* pymalloc's arenas: alloc(ctx, size), free(ctx, ptr, size) */
+		{ RING_REC_ALLOC, HT_FN_PYARENA_ALLOC, { 0, 1 << 20 }, 0x7000,
+		  true, HT_EV_ALLOC, 0x7000, 0, 1 << 20, 0 },
+		{ RING_REC_ALLOC, HT_FN_PYARENA_ALLOC, { 0, 1 << 20 }, 0,
+		  false, HT_EV_ALLOC, 0, 0, 1 << 20, 0 },
+		{ RING_REC_FREE, HT_FN_PYARENA_FREE, { 0, 0x7000, 1 << 20 }, 0,
+		  true, HT_EV_FREE, 0x7000, 0, 0, 0 },
+		{ RING_REC_FREE, HT_FN_PYARENA_FREE, { 0x7000, 0, 1 << 20 }, 0,
+		  false, HT_EV_FREE, 0, 0, 0, 0 },
 		{ RING_REC_REALLOC_BEGIN, HT_FN_REALLOC, { 0x300, 8 }, 0, true,
 		  HT_EV_REALLOC_BEGIN, 0, 0x300, 0, 0 },
 		{ RING_REC_REALLOC_BEGIN, HT_FN_REALLOC, { 0, 8 }, 0, false,
@@ -542,6 +551,21 @@ test_fns(void)
 		      h->fns[3].fn == HT_FN_POSIX_MEMALIGN &&
 		      h->fns[3].cls == RING_CLASS_POSIX_MEMALIGN,
 	      "descriptor");
+	/* pymalloc's arena calls: the pointer freed and the size in the
+	   second argument, recorded whole when sampling */
+	CHECK(tracer_ring_sampling_set(r, 4096, 1, 1) == 0 &&
+		      tracer_ring_fn_set(r, 4, HT_FN_PYARENA_ALLOC, 1, 2, 0,
+					 0) == 0 &&
+		      tracer_ring_fn_set(r, 5, HT_FN_PYARENA_FREE, 1, 2, 0,
+					 0) == 0 &&
+		      tracer_ring_fn_set(r, 6, HT_FN_FREE, 1, 2, 0, 0) == 0 &&
+		      h->fns[4].cls == RING_CLASS_ALLOC &&
+		      h->fns[4].size_arg == 1 && !h->fns[4].sample_interval &&
+		      h->fns[5].cls == RING_CLASS_FREE &&
+		      h->fns[5].ptr_arg == 1 && !h->fns[5].sample_interval &&
+		      h->fns[6].ptr_arg == 0 &&
+		      h->fns[6].sample_interval == 4096,
+	      "arena descriptors");
 	CHECK(tracer_ring_fn_class(HT_FN_DELETE_ARRAY) == RING_CLASS_FREE &&
 		      tracer_ring_fn_class(HT_FN_REALLOCARRAY) ==
 			      RING_CLASS_REALLOC &&

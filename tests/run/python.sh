@@ -31,7 +31,7 @@
 # The Python used: $HT_PYTHON, python3, /usr/bin/python3, or a pyenv
 # version's, the first whose PyObject_Malloc heaptrace probes (a build
 # that inlines pymalloc into its callers, as Debian's python3.11 does, is
-# not probed: heaptrace warns and sees its objects as before). compat
+# not probed: its arenas are counted instead, python_arena.sh). compat
 # takes any python3.
 #
 # usage: python.sh HEAPTRACE MASSIF-COMPARE CASE

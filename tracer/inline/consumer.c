@@ -297,6 +297,7 @@ tracer_ring_fn_class(enum ht_alloc_fn fn)
 	case HT_FN_FREE:
 	case HT_FN_DELETE:
 	case HT_FN_DELETE_ARRAY:
+	case HT_FN_PYARENA_FREE:
 		return RING_CLASS_FREE;
 	case HT_FN_REALLOC:
 	case HT_FN_REALLOCARRAY:
@@ -326,6 +327,7 @@ fn_size_args(enum ht_alloc_fn fn, uint8_t *arg, uint8_t *mul)
 	case HT_FN_REALLOC:
 	case HT_FN_MEMALIGN:
 	case HT_FN_ALIGNED_ALLOC:
+	case HT_FN_PYARENA_ALLOC:
 		*arg = 1;
 		return;
 	case HT_FN_POSIX_MEMALIGN:
@@ -354,7 +356,12 @@ tracer_ring_fn_set(struct tracer_ring *r, unsigned idx, enum ht_alloc_fn fn,
 		.cls = (uint16_t)tracer_ring_fn_class(fn),
 		.size_arg = arg,
 		.size_mul = mul,
-		.sample_interval = r->h->sample_interval,
+		.ptr_arg = (uint8_t)ht_alloc_fn_ptr_arg(fn),
+		/* A few arenas a run: each recorded, never sampled. */
+		.sample_interval = fn == HT_FN_PYARENA_ALLOC ||
+					   fn == HT_FN_PYARENA_FREE
+					   ? 0
+					   : r->h->sample_interval,
 		.set_homed_off = r->h->set_homed_off,
 		.set_home_mask = sample_set_mask(r->h->set_shift),
 	};
@@ -719,8 +726,8 @@ tracer_ring_record_event(const struct ring_record *rec, struct ht_event *ev)
 	switch (rec->kind) {
 	case RING_REC_FREE:
 		ev->kind = HT_EV_FREE;
-		ev->addr = a[0];
-		return a[0] != 0;
+		ev->addr = a[ht_alloc_fn_ptr_arg(ev->fn) % 3];
+		return ev->addr != 0;
 	case RING_REC_REALLOC_BEGIN:
 		ev->kind = HT_EV_REALLOC_BEGIN;
 		ev->addr = 0;

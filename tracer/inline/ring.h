@@ -78,9 +78,11 @@ struct ring_fn {
 	uint8_t size_arg; /* sampling: the argument holding the size */
 	uint8_t size_mul; /* and the one it is multiplied by (calloc,
 			     reallocarray), RING_NO_ARG: none */
-	uint16_t pad;
+	uint8_t ptr_arg;  /* a free: the argument holding the pointer */
+	uint8_t pad;
 	uint64_t sample_interval; /* the header's, copied here (0 for
-				     hooks), with SET_HOMED_OFF and
+				     hooks and pymalloc's arena calls,
+				     recorded whole), with SET_HOMED_OFF and
 				     SET_HOME_MASK: what a sampling call
 				     reads is on its descriptor's line */
 	uint64_t set_homed_off;

@@ -903,7 +903,8 @@ stub_call_full(struct stub_frame *f)
 {
 	struct ring_header *h = stub_ring;
 	const struct ring_fn *d = &h->fns[f->idx];
-	if (!ring_recording(h) || (d->cls == RING_CLASS_FREE && !f->arg[0]))
+	if (!ring_recording(h) ||
+	    (d->cls == RING_CLASS_FREE && !f->arg[d->ptr_arg % 3]))
 		return call_orig(d, f);
 	/* _dl_debug_state: the link map changed. The tracer reads it,
 	   probes new objects and forgets stale unwinding rules. */
@@ -916,7 +917,9 @@ stub_call_full(struct stub_frame *f)
 		return call_orig(d, f);
 	}
 
-	int sampling = h->sample_interval != 0 && d->cls <= RING_CLASS_POSIX_MEMALIGN;
+	/* The descriptor's interval: 0 for a call recorded whole. */
+	int sampling = d->sample_interval != 0 &&
+		       d->cls <= RING_CLASS_POSIX_MEMALIGN;
 	if (sampling && d->cls == RING_CLASS_FREE)
 		return sampled_free(h, f, d);
 

@@ -117,11 +117,20 @@ push_pending(struct tracee *tc, struct user_regs_struct *regs,
 	return 0;
 }
 
+/* FN's calls are sampled (--sampling-interval): all but pymalloc's
+   arena calls, a few a run, recorded whole as the inline stub does. */
+static bool
+sampled_fn(const struct tracer *t, enum ht_alloc_fn fn)
+{
+	return t->opt->sampling_interval && fn != HT_FN_PYARENA_ALLOC &&
+	       fn != HT_FN_PYARENA_FREE;
+}
+
 static int
 free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	   struct user_regs_struct *regs)
 {
-	uint64_t ptr = arch_arg(regs, 0);
+	uint64_t ptr = arch_arg(regs, (int)ht_alloc_fn_ptr_arg(pr->fn));
 	if (!ptr)
 		return 0;
 	bool hold = (reported_at_entry(pr->fn) || pr->hold) && tc->proc->tramp;
@@ -137,7 +146,7 @@ free_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 		.kind = HT_EV_FREE, .fn = pr->fn, .addr = ptr,
 	};
 	/* Sampling: only a sampled block's free is reported. */
-	if (!t->opt->sampling_interval || sampled_forget(t, tc->proc, ptr))
+	if (!sampled_fn(t, pr->fn) || sampled_forget(t, tc->proc, ptr))
 		emit(t, tc, &ev, regs->rsp);
 	if (!hold)
 		return 0;
@@ -216,7 +225,7 @@ alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	/* Decided before the stack is unwound, which an unsampled call
 	   never is; it stays pending all the same, so that the calls it
 	   makes are internal. */
-	if (t->opt->sampling_interval && !sample_entry(t, tc, &pc))
+	if (sampled_fn(t, pc.fn) && !sample_entry(t, tc, &pc))
 		return push_pending(tc, regs, &pc);
 	if (tc->proc->profiling) {
 		struct tracer_capture cap = {

@@ -386,27 +386,32 @@ python_uses_malloc(const struct tproc *p)
 
 /* One line per session however many Pythons run (a python running
    python under --trace-children=yes): the same thing said of each would
-   only repeat itself. */
+   only repeat itself. ARENAS: its arenas are counted (python_arenas). */
 static void
-python_inlined_warn(const struct tproc *p, const char *path,
-		    const char *entry, uint64_t size)
+python_inlined_say(const char *path, bool arenas)
 {
-	static bool warned;
-	ht_debug("process %d: %s inlines pymalloc into its callers (%s is "
-		 "%llu bytes)", (int)p->pid, path, entry,
-		 (unsigned long long)size);
-	if (warned)
+	static bool said;
+	if (said)
 		return;
-	warned = true;
-	ht_warn("%s inlines pymalloc: objects up to 512 B unseen "
-		"(PYTHONMALLOC=malloc shows them)", path);
+	said = true;
+	if (arenas)
+		ht_note("%s inlines pymalloc: its arenas are counted as "
+			"blocks (PYTHONMALLOC=malloc gives per-object "
+			"figures)", path);
+	else
+		ht_warn("%s inlines pymalloc: objects up to 512 B unseen "
+			"(PYTHONMALLOC=malloc shows them)", path);
 }
 
+/* True when OBJ's CPython entries are all wrappers, worth probing.
+   *INLINED: they are not, pymalloc being inlined into their callers,
+   and PYTHONMALLOC does not send the objects to malloc. */
 static bool
 python_wrappers(struct tproc *p, const struct elf_object *obj,
-		const char *path)
+		const char *path, bool *inlined)
 {
 	struct elf_symbol sym;
+	*inlined = false;
 	if (elf_object_find(obj, "PyObject_Malloc", &sym))
 		return false;
 	for (size_t i = 0; i < N_ALLOC_SYMBOLS; i++) {
@@ -414,18 +419,100 @@ python_wrappers(struct tproc *p, const struct elf_object *obj,
 		if (s->family != FAMILY_PYTHON ||
 		    elf_object_find(obj, s->name, &sym))
 			continue;
-		if ((sym.ifunc || !sym.size || sym.size > PY_WRAPPER_MAX) &&
-		    python_uses_malloc(p)) {
+		if (!sym.ifunc && sym.size && sym.size <= PY_WRAPPER_MAX)
+			continue;
+		if (python_uses_malloc(p)) {
 			ht_debug("process %d: %s inlines pymalloc, but "
 				 "PYTHONMALLOC sends its objects to malloc",
 				 (int)p->pid, path);
 			return false;
 		}
-		if (sym.ifunc || !sym.size || sym.size > PY_WRAPPER_MAX) {
-			python_inlined_warn(p, path, s->name, sym.size);
-			return false;
-		}
+		ht_debug("process %d: %s inlines pymalloc into its callers "
+			 "(%s is %llu bytes)", (int)p->pid, path, s->name,
+			 (unsigned long long)sym.size);
+		*inlined = true;
+		return false;
 	}
+	return true;
+}
+
+/* The address of the struct PyObject_GetArenaAllocator copies, decoded
+   from its first instruction at CODE (at ADDR): a 16-byte load (movaps,
+   movups, movdqa, movdqu) or a mov into rax, RIP-relative, of the
+   struct's first bytes. 0 for any other shape. */
+static uint64_t
+arena_struct_addr(const uint8_t code[8], uint64_t addr)
+{
+	static const struct {
+		uint8_t len, bytes[4];
+	} shapes[] = {
+		{ 3, { 0x0f, 0x28, 0x05 } },       /* movaps disp(%rip),%xmm0 */
+		{ 3, { 0x0f, 0x10, 0x05 } },       /* movups */
+		{ 4, { 0x66, 0x0f, 0x6f, 0x05 } }, /* movdqa */
+		{ 4, { 0xf3, 0x0f, 0x6f, 0x05 } }, /* movdqu */
+		{ 3, { 0x48, 0x8b, 0x05 } },       /* mov disp(%rip),%rax */
+	};
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(*shapes); i++) {
+		if (memcmp(code, shapes[i].bytes, shapes[i].len))
+			continue;
+		int32_t disp;
+		memcpy(&disp, code + shapes[i].len, 4);
+		return addr + shapes[i].len + 4 + (uint64_t)(int64_t)disp;
+	}
+	return 0;
+}
+
+/* WORD as a code address of the object mapped at [LO, HI) with BIAS: as
+   it is once relocated, or the link-time address a position-independent
+   object's data holds before ld.so relocates it. 0: neither. */
+static uint64_t
+arena_fn_addr(uint64_t word, uint64_t bias, uint64_t lo, uint64_t hi)
+{
+	if (word >= lo && word < hi)
+		return word;
+	if (word && word + bias >= lo && word + bias < hi)
+		return word + bias;
+	return 0;
+}
+
+/* pymalloc inlined (python_wrappers): count its arenas instead, by
+   probing the functions CPython's arena allocator, _PyObject_Arena
+   {ctx, alloc, free}, names now. That struct is static, but the
+   exported PyObject_GetArenaAllocator copies it, and its first
+   instruction gives its address. Into B, one block per arena: alloc(ctx,
+   size) and free(ctx, ptr, size). False when it cannot be found. */
+static bool
+python_arenas(struct tproc *p, pid_t tid, const struct elf_object *obj,
+	      uint64_t bias, uint64_t lo, uint64_t hi, struct bindings *b)
+{
+	struct elf_symbol get;
+	uint8_t code[8];
+	uint64_t arena[3];
+	if (elf_object_find(obj, "PyObject_GetArenaAllocator", &get) ||
+	    get.ifunc ||
+	    mem_read(tid, bias + get.vaddr, code, sizeof(code)) !=
+		    sizeof(code))
+		return false;
+	uint64_t at = arena_struct_addr(code, bias + get.vaddr);
+	if (!at || mem_read(tid, at, arena, sizeof(arena)) != sizeof(arena))
+		return false;
+	uint64_t alloc = arena_fn_addr(arena[1], bias, lo, hi);
+	uint64_t free_fn = arena_fn_addr(arena[2], bias, lo, hi);
+	if (!alloc || !free_fn || alloc == free_fn)
+		return false;
+	ht_debug("process %d: pymalloc's arenas from 0x%llx (alloc 0x%llx, "
+		 "free 0x%llx)", (int)p->pid, (unsigned long long)at,
+		 (unsigned long long)alloc, (unsigned long long)free_fn);
+	if (!probe_find(p, alloc))
+		binding_add(b, (struct inline_target){
+			.addr = alloc, .fn = HT_FN_PYARENA_ALLOC,
+			.lo = lo, .hi = hi,
+		}, PROBE_ALLOC);
+	if (!probe_find(p, free_fn))
+		binding_add(b, (struct inline_target){
+			.addr = free_fn, .fn = HT_FN_PYARENA_FREE,
+			.lo = lo, .hi = hi,
+		}, PROBE_FREE);
 	return true;
 }
 
@@ -443,7 +530,9 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 	uint64_t lo, hi;
 	object_extent(tid, path, &lo, &hi);
 	bool own_operators = false;
-	bool python = python_probes(t) && python_wrappers(p, obj, path);
+	bool py_inlined = false, py_here = false;
+	bool python = python_probes(t) &&
+		      python_wrappers(p, obj, path, &py_inlined);
 	/* Page calls only: no allocator is probed, but the exit-time frees
 	   below still end the profile, as Valgrind runs them in every mode. */
 	size_t n_symbols = t->opt->pages_as_heap ? 0 : N_ALLOC_SYMBOLS;
@@ -456,6 +545,8 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 		/* Bound here even when not probed: the program calls this
 		   object's definition, not a later object's. */
 		p->bound[i] = true;
+		if (s->fn == HT_FN_MALLOC && s->family == FAMILY_PYTHON)
+			py_here = true;
 		if (s->fn == HT_FN_MALLOC && s->family == FAMILY_C)
 			own_operators = malloc_bound_here(t, p, obj, path);
 		if ((s->family == FAMILY_CXX && !own_operators) ||
@@ -474,6 +565,9 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 		b->hold[b->n - 1] =
 			s->family == FAMILY_PYTHON && s->role == PROBE_FREE;
 	}
+	if (py_here && py_inlined)
+		python_inlined_say(path, python_arenas(p, tid, obj, bias, lo,
+							 hi, b));
 	for (size_t i = 0; page_calls_inline(t) && i < N_PAGE_SYMBOLS; i++) {
 		const struct page_symbol *ps = &page_symbols[i];
 		struct elf_symbol sym;

@@ -88,9 +88,36 @@ frame_span(const struct py_walk_params *w, int32_t *lo, int32_t *hi)
 	}
 }
 
+/* The last page of the target a walk read: 3.11+ frames sit next to
+   each other in their thread's data stack, so most are read from it. */
+struct page {
+	uint64_t base; /* 0: none */
+	uint8_t bytes[4096];
+};
+
+/* LEN bytes at ADDR into BUF, through PG. */
 static bool
-read_frame(const struct py_walk_params *w, pid_t tid, uint64_t f,
-	   struct frame *out)
+read_through(struct page *pg, pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	uint64_t base = addr & ~(uint64_t)(sizeof(pg->bytes) - 1);
+
+	if (addr + len > base + sizeof(pg->bytes))
+		return mem_read(tid, addr, buf, len) == (ssize_t)len;
+	if (pg->base != base) {
+		if (mem_read(tid, base, pg->bytes, sizeof(pg->bytes)) !=
+		    (ssize_t)sizeof(pg->bytes)) {
+			pg->base = 0;
+			return mem_read(tid, addr, buf, len) == (ssize_t)len;
+		}
+		pg->base = base;
+	}
+	memcpy(buf, pg->bytes + (addr - base), len);
+	return true;
+}
+
+static bool
+read_frame(const struct py_walk_params *w, pid_t tid, struct page *pg,
+	   uint64_t f, struct frame *out)
 {
 	uint8_t buf[512];
 	int32_t lo, hi;
@@ -98,8 +125,7 @@ read_frame(const struct py_walk_params *w, pid_t tid, uint64_t f,
 
 	frame_span(w, &lo, &hi);
 	if (!followable(f) || lo < 0 || hi - lo > (int32_t)sizeof(buf) ||
-	    mem_read(tid, f + (uint64_t)lo, buf, (size_t)(hi - lo)) !=
-		    (ssize_t)(hi - lo))
+	    !read_through(pg, tid, f + (uint64_t)lo, buf, (size_t)(hi - lo)))
 		return false;
 	memcpy(&out->back, buf + w->f_back - lo, 8);
 	memcpy(&out->code, buf + w->f_code - lo, 8);
@@ -138,6 +164,9 @@ py_walk_remote(const struct py_interp *py, pid_t tid, uint64_t tcb,
 	unsigned n = 0, bound = w->max_frames < max ? w->max_frames : max;
 	uint64_t ts, f;
 	struct frame fr = { 0 };
+	struct page pg;
+
+	pg.base = 0;
 
 	if (!bound || w->tstate_rule == PY_TSTATE_OFF)
 		return 0;
@@ -146,7 +175,7 @@ py_walk_remote(const struct py_interp *py, pid_t tid, uint64_t tcb,
 		return 0;
 	for (f = first_frame(w, tid, ts); n < bound && followable(f);
 	     f = fr.back) {
-		if (!read_frame(w, tid, f, &fr))
+		if (!read_frame(w, tid, &pg, f, &fr))
 			break;
 		if (w->entry_rule == PY_ENTRY_CSTACK &&
 		    fr.entry == PY_OWNED_BY_CSTACK) {

@@ -272,6 +272,14 @@ check_walk_312(void)
 	CHECK(py_word_index(words[1]) == PY_WORD_INDEX_UNKNOWN &&
 	      py_word_segment_end(words[1]),
 	      "word 1 %#llx", (unsigned long long)words[1]);
+	/* A cycle of entry frames: the walk ends all the same. */
+	put64(e2, 8, addr(e2));
+	n = py_walk_remote(py, getpid(), tcb, words, 8);
+	CHECK(n == 2, "a cycle of entry frames: %u words", n);
+	/* A code pointer that cannot be one ends the walk, as in the stub. */
+	put64(f2, 0, 0x7f0000002001ull);
+	n = py_walk_remote(py, getpid(), tcb, words, 8);
+	CHECK(n == 1, "a misaligned code pointer: %u words", n);
 	put64(gil, 8, 0);
 	CHECK(py_walk_remote(py, getpid(), tcb, words, 8) == 0,
 	      "no holder, no frames");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The walk of pyword.h done from outside, on a stopped thread: the same
-   loads as the stub's, through the target's memory, giving the same
-   words. The ptrace backend records with it; tests check the stub's
+/* The walk of pyword.h done from outside, on a stopped thread: what the
+   stub loads, read through the target's memory (a frame, or the page it
+   is on, at a time), giving the same words. The ptrace backend records with it; tests check the stub's
    words against it. */
 #include <string.h>
 
@@ -173,8 +173,10 @@ py_walk_remote(const struct py_interp *py, pid_t tid, uint64_t tcb,
 	ts = thread_state(w, tid, tcb);
 	if (!ts)
 		return 0;
-	for (f = first_frame(w, tid, ts); n < bound && followable(f);
-	     f = fr.back) {
+	/* CSTACK marks are stepped over, not recorded: bounded too. */
+	f = first_frame(w, tid, ts);
+	for (unsigned steps = 0; n < bound && steps < 2 * bound + 1 &&
+	     followable(f); steps++, f = fr.back) {
 		if (!read_frame(w, tid, &pg, f, &fr))
 			break;
 		if (w->entry_rule == PY_ENTRY_CSTACK &&
@@ -183,6 +185,8 @@ py_walk_remote(const struct py_interp *py, pid_t tid, uint64_t tcb,
 				words[n - 1] |= PY_WORD_SEGMENT_END;
 			continue;
 		}
+		if (!followable(fr.code))
+			break;
 		words[n++] = py_word_make(fr.code, instr_index(w, &fr),
 					  w->entry_rule == PY_ENTRY_CSTACK
 					  ? 0 : fr.entry != 0);

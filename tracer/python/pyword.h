@@ -125,7 +125,7 @@ struct py_walk_params {
 	int32_t f_instr;      /* f_lasti, prev_instr, instr_ptr */
 	int32_t f_entry;      /* is_entry, owner (u8) */
 	int32_t code_adaptive; /* co_code_adaptive (PY_INSTR_POINTER) */
-	uint32_t pad[3];
+	uint32_t pad[2];
 };
 
 _Static_assert(sizeof(struct py_walk_params) == 64,

@@ -374,10 +374,10 @@ test_drain_pcs(void)
 	      (unsigned long long)st.copied[RING_COPY_BOUNDS]);
 
 	/* More addresses than a record may hold. */
-	uint32_t len = ring_rec_size(0, 0, RING_MAX_PCS + 1);
+	uint32_t len = ring_rec_size(0, 0, RING_MAX_WORDS + 1);
 	struct ring_record *rec = ring_record_at(h, ring_reserve(h, len));
 	rec->kind = RING_REC_ALLOC;
-	rec->npcs = RING_MAX_PCS + 1;
+	rec->npcs = RING_MAX_WORDS + 1;
 	ring_commit(rec, len);
 	CHECK(tracer_ring_drain(r, 0, see_pcs, &bad) == -HT_E_FORMAT,
 	      "too many addresses refused");

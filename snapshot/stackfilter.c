@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/synthframe.h"
 #include "common/xalloc.h"
 
 enum {
@@ -19,7 +20,8 @@ enum {
 	PC_ALLOC_FN = 4,   /* in the alloc-fn list */
 	PC_IGNORE_FN = 8,  /* in the ignore-fn list */
 	PC_MAIN = 16,      /* main */
-	PC_BELOW_MAIN = 32 /* libc's start-up code that calls main */
+	PC_BELOW_MAIN = 32, /* libc's start-up code that calls main */
+	PC_PYTHON = 64      /* a Python frame (common/synthframe.h) */
 };
 
 /* Massif 3.19's built-in alloc-fns on Linux; --alloc-fn adds to them. */
@@ -110,7 +112,7 @@ classify(struct stack_filter *f, uint64_t pc)
 	uint64_t *slot = u64map_slot(&f->pc_class, pc, &fresh);
 	if (!fresh)
 		return (unsigned)*slot;
-	unsigned c = PC_KNOWN;
+	unsigned c = synth_frame_is(pc) ? PC_KNOWN | PC_PYTHON : PC_KNOWN;
 	const char *name = f->sym->function_name(f->sym->ctx, pc);
 	if (name) {
 		c |= PC_NAMED;
@@ -144,18 +146,50 @@ main_or_below_main(struct stack_filter *f, const uint64_t *pcs, unsigned n)
 	return mbm;
 }
 
-/* The ignore test looks at the first remaining frame that has a name. */
+/* The ignore test looks at the first remaining frame that has a name,
+   and at the innermost Python frame: the interpreter's C functions stand
+   between a Python function and the allocations its lines make, so
+   those are the Python function's direct allocations. */
 static bool
 is_ignored(struct stack_filter *f, const uint64_t *pcs, unsigned n)
 {
+	bool named_seen = false;
+
 	if (!f->opt->n_ignore_fns)
 		return false;
 	for (unsigned i = 0; i < n; i++) {
 		unsigned c = classify(f, pcs[i]);
-		if (c & PC_NAMED)
+		if (!named_seen && (c & PC_NAMED)) {
+			if (c & PC_IGNORE_FN)
+				return true;
+			named_seen = true;
+		}
+		if (c & PC_PYTHON)
 			return (c & PC_IGNORE_FN) != 0;
 	}
 	return false;
+}
+
+/* How many frames from the top the alloc-fn strip removes: the run of
+   alloc-fn frames, as Massif's; and a Python frame that is an alloc-fn
+   takes along the native frames above it (the interpreter running its
+   lines, down to the C allocator), since those never are alloc-fns
+   themselves and would otherwise hide it from the strip. */
+static unsigned
+alloc_fn_top(struct stack_filter *f, const uint64_t *pcs, unsigned npcs)
+{
+	unsigned top = 0;
+
+	for (;;) {
+		while (top < npcs && (classify(f, pcs[top]) & PC_ALLOC_FN))
+			top++;
+		unsigned py = top;
+		while (py < npcs && !(classify(f, pcs[py]) & PC_PYTHON))
+			py++;
+		if (py == npcs || !(classify(f, pcs[py]) & PC_ALLOC_FN))
+			return top;
+		top = py + 1;
+	}
 }
 
 unsigned
@@ -172,9 +206,7 @@ stack_filter_apply(struct stack_filter *f, const uint64_t *pcs, unsigned npcs,
 	if (!npcs)
 		return 0;
 
-	unsigned top = 0;
-	while (top < npcs && (classify(f, pcs[top]) & PC_ALLOC_FN))
-		top++;
+	unsigned top = alloc_fn_top(f, pcs, npcs);
 	unsigned n_sel = npcs - top;
 	if (n_sel && is_ignored(f, pcs + top, n_sel))
 		return 0;

@@ -16,11 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/synthframe.h"
 #include "common/xalloc.h"
 #include "frame.h"
 #include "module.h"
 #include "resolve.h"
 #include "rules.h"
+#include "synth.h"
 
 /* libdwfl wants a pointer to the search path; NULL asks for its default
    (the object's directory, .debug/ and /usr/lib/debug). Never written. */
@@ -291,9 +293,14 @@ sym_session_refresh(struct sym_session *ss)
 Dwfl_Module *
 sym_session_module(struct sym_session *ss, uint64_t pc)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(ss->dwfl, pc);
+	Dwfl_Module *mod;
 	bool fresh;
 
+	/* A Python frame lies in no module, and is no reason to re-read
+	   them. */
+	if (synth_frame_is(pc))
+		return NULL;
+	mod = dwfl_addrmodule(ss->dwfl, pc);
 	if (mod || ss->gone)
 		return mod;
 	/* Code outside every known module is usually a library mapped since
@@ -347,6 +354,21 @@ sym_session_unwind_stats(const struct sym_session *ss,
 	*out = ss->stats;
 }
 
+/* The record of a synthetic PC: named and described by what the tracer
+   interned, never by a module (it lies in none), never "below main". */
+static struct sym_frame *
+synth_record(uint64_t pc)
+{
+	struct sym_frame *f = ht_xcalloc(1, sizeof(*f));
+	const char *name = sym_synth_name(pc);
+
+	f->name = name ? ht_xstrdup(name) : NULL;
+	f->lines = ht_xcalloc(1, sizeof(*f->lines));
+	f->lines[0] = sym_synth_describe(pc);
+	f->n_lines = 1;
+	return f;
+}
+
 /* PC's record, resolved when first asked (its lines possibly not yet).
    Never NULL. */
 static struct sym_frame *
@@ -357,7 +379,11 @@ frame_get(struct sym_session *ss, uint64_t pc)
 
 	if (val)
 		return (struct sym_frame *)(uintptr_t)*val;
-	f = sym_frame_resolve(sym_session_module(ss, pc), pc, &ss->stats);
+	if (synth_frame_is(pc))
+		f = synth_record(pc);
+	else
+		f = sym_frame_resolve(sym_session_module(ss, pc), pc,
+				      &ss->stats);
 	u64map_put(&ss->frames, pc, (uint64_t)(uintptr_t)f);
 	return f;
 }
@@ -413,7 +439,10 @@ static bool
 session_mapping(void *ctx, uint64_t pc, struct ht_mapping *out)
 {
 	struct sym_session *ss = ctx;
-	Dwfl_Module *mod = dwfl_addrmodule(ss->dwfl, pc);
+	/* a Python frame lies in no object (libdwfl would answer with the
+	   module nearest below it) */
+	Dwfl_Module *mod = synth_frame_is(pc) ? NULL
+					      : dwfl_addrmodule(ss->dwfl, pc);
 	if (!mod)
 		return false;
 	Dwarf_Addr start, end, bias;

@@ -4,8 +4,11 @@
    map from pc to an owned record. */
 #include "table.h"
 
+#include "synth.h"
+
 #include <stdlib.h>
 
+#include "common/synthframe.h"
 #include "common/u64map.h"
 #include "common/xalloc.h"
 
@@ -81,12 +84,23 @@ sym_table_add(struct sym_table *t, uint64_t pc, const char *name,
 	*slot = (uint64_t)(uintptr_t)e;
 }
 
+/* PC's entry; a synthetic PC not in the table gets one the first time,
+   named as the live symbolizer names it, so replayed stacks may mix
+   table-named native frames with interned Python frames. */
 static const struct sym_entry *
 lookup(void *ctx, uint64_t pc)
 {
 	struct sym_table *t = ctx;
 	uint64_t *val = u64map_get(&t->by_pc, pc);
 
+	if (!val && synth_frame_is(pc)) {
+		char *desc = sym_synth_describe(pc);
+
+		sym_table_add(t, pc, sym_synth_name(pc),
+			      (const char *const *)&desc, 1);
+		free(desc);
+		val = u64map_get(&t->by_pc, pc);
+	}
 	return val ? (const struct sym_entry *)(uintptr_t)*val : NULL;
 }
 

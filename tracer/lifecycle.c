@@ -16,6 +16,7 @@
 #include "tracer/measure/measure.h"
 #include "tracer/pages/pages.h"
 #include "tracer/probes/probes.h"
+#include "tracer/python/python.h"
 #include "tracer/target/target.h"
 
 struct tracee *
@@ -40,6 +41,9 @@ lifecycle_proc_fork(struct tracer *t, struct tproc *parent, pid_t child)
 {
 	struct tproc *p = proc_fork(t, parent, child);
 	leakstop_fork(p, parent);
+	/* The same interpreter at the same addresses; its own cache, as
+	   each process now frees and reuses code objects on its own. */
+	p->python = py_interp_clone(parent->python, child);
 	return p;
 }
 
@@ -48,6 +52,8 @@ lifecycle_proc_exec(struct tproc *p)
 {
 	leakstop_reset(p);
 	inline_free(p);
+	py_interp_free(p->python);
+	p->python = NULL;
 	proc_exec_reset(p);
 }
 
@@ -58,6 +64,8 @@ lifecycle_proc_free(struct tracer *t, struct tproc *p)
 		return;
 	leakstop_reset(p);
 	inline_free(p);
+	py_interp_free(p->python);
+	p->python = NULL;
 	proc_free(t, p);
 }
 

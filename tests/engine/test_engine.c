@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/synthframe.h"
 #include "tests/check.h"
 #include "tests/engine/fixture.h"
 
@@ -733,6 +734,58 @@ test_stacks(bool heap)
 	fixture_fini(&fx);
 }
 
+/* The first frame of snapshot IDX's tree under its root, 0 when none. */
+static uint64_t
+first_kept(struct fixture *fx, size_t idx)
+{
+	const struct snap_snapshot *s = snap_engine_snapshot(fx->eng, idx);
+	return s && s->n_tree > 1 ? s->tree[1].pc : 0;
+}
+
+/* --alloc-fn and --ignore-fn name Python functions (synthetic frames):
+   the interpreter's C frames between the allocator and a Python frame
+   do not hide it. Stack: malloc, g and f (CPython's C code), then
+   mod.wrapper called by mod.caller, then main. */
+static void
+test_python_filter(void)
+{
+	uint64_t wrapper = synth_frame_intern("mod.wrapper", "mod.py", 3);
+	uint64_t caller = synth_frame_intern("mod.caller", "mod.py", 9);
+	uint64_t quiet = synth_frame_intern("mod.quiet", "mod.py", 14);
+	struct fixture fx;
+	const char *strip[] = { "--alloc-fn=mod.wrapper", "--detailed-freq=1",
+				NULL };
+	fixture_init(&fx, strip, SNAP_EXTRA_ESTIMATE);
+	feed(&fx, HT_EV_ALLOC, HT_FN_MALLOC, fx.next_addr += 0x1000, 0, 800,
+	     5, (uint64_t)PC_G, (uint64_t)PC_F, wrapper, caller,
+	     (uint64_t)PC_MAIN_A);
+	CHECK(first_kept(&fx, 1) == caller,
+	      "--alloc-fn=mod.wrapper: tree starts at %#llx, want mod.caller",
+	      (unsigned long long)first_kept(&fx, 1));
+	/* not an alloc-fn: the C frames and the Python frame stay */
+	feed(&fx, HT_EV_ALLOC, HT_FN_MALLOC, fx.next_addr += 0x1000, 0, 800,
+	     3, (uint64_t)PC_G, caller, (uint64_t)PC_MAIN_A);
+	CHECK(first_kept(&fx, 2) == PC_G,
+	      "mod.caller's allocation: tree starts at %#llx, want g",
+	      (unsigned long long)first_kept(&fx, 2));
+	fixture_fini(&fx);
+
+	const char *ignore[] = { "--ignore-fn=mod.quiet", "--detailed-freq=1",
+				 NULL };
+	fixture_init(&fx, ignore, SNAP_EXTRA_ESTIMATE);
+	feed(&fx, HT_EV_ALLOC, HT_FN_MALLOC, fx.next_addr += 0x1000, 0, 800,
+	     4, (uint64_t)PC_G, (uint64_t)PC_F, quiet, (uint64_t)PC_MAIN_A);
+	CHECK(snap_engine_count(fx.eng) == 1,
+	      "--ignore-fn=mod.quiet: its allocation was counted");
+	/* only the innermost Python frame makes an allocation direct */
+	feed(&fx, HT_EV_ALLOC, HT_FN_MALLOC, fx.next_addr += 0x1000, 0, 800,
+	     4, (uint64_t)PC_G, caller, quiet, (uint64_t)PC_MAIN_A);
+	CHECK(snap_engine_count(fx.eng) == 2,
+	      "--ignore-fn=mod.quiet: mod.caller's allocation was ignored");
+	fixture_fini(&fx);
+	synth_frame_reset();
+}
+
 int
 main(void)
 {
@@ -742,6 +795,7 @@ main(void)
 	test_peak_inaccuracy();
 	test_culling();
 	test_filter();
+	test_python_filter();
 	test_ignore_realloc(true);
 	test_ignore_realloc(false);
 	test_realloc_edges();

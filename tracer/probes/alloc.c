@@ -36,6 +36,7 @@
 #include "common/err.h"
 #include "common/xalloc.h"
 #include "tracer/measure/measure.h"
+#include "tracer/python/python.h"
 #include "tracer/target/target.h"
 
 /* Bytes of stack copied at each allocation; the unwinder reads the rest
@@ -191,6 +192,23 @@ sample_return(const struct tracer *t, const struct pending_call *pc,
 	return true;
 }
 
+/* The K native pcs of T's scratch with the Python frames of TC's thread
+   in place of its evaluation frames, into *OUT (malloc'd): returns how
+   many. Named now, while the code objects the words name are alive (the
+   thread is stopped in the allocator). */
+static unsigned
+with_python_frames(struct tracer *t, struct tracee *tc,
+		   const struct user_regs_struct *regs, unsigned k,
+		   uint64_t **out)
+{
+	uint64_t words[PY_MAX_FRAMES];
+	unsigned nw = py_walk_remote(tc->proc->python, tc->tid, regs->fs_base,
+				     words, PY_MAX_FRAMES);
+	*out = ht_xmalloc(t->max_pcs * sizeof(**out));
+	return py_splice(tc->proc->python, t->pcs_scratch, k, words, nw,
+			 *out, t->max_pcs);
+}
+
 int
 alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 	    struct user_regs_struct *regs)
@@ -226,9 +244,13 @@ alloc_entry(struct tracer *t, struct tracee *tc, const struct probe *pr,
 		cap.regs.rip = pr->addr;
 		unsigned k = t->sink->unwind(t->sink->ctx, tc->proc->pid, &cap,
 					     t->pcs_scratch, t->max_pcs);
-		pc.pcs = ht_xmalloc(k * sizeof(*pc.pcs));
-		memcpy(pc.pcs, t->pcs_scratch, k * sizeof(*pc.pcs));
-		pc.npcs = k;
+		if (tc->proc->python) {
+			pc.npcs = with_python_frames(t, tc, regs, k, &pc.pcs);
+		} else {
+			pc.pcs = ht_xmalloc(k * sizeof(*pc.pcs));
+			memcpy(pc.pcs, t->pcs_scratch, k * sizeof(*pc.pcs));
+			pc.npcs = k;
+		}
 	}
 	return push_pending(tc, regs, &pc);
 }

@@ -40,6 +40,7 @@
 #include "common/err.h"
 #include "tracer/inline/inline.h"
 #include "tracer/inline/ring.h"
+#include "tracer/python/python.h"
 #include "tracer/target/elfsym.h"
 #include "tracer/target/target.h"
 
@@ -429,6 +430,36 @@ python_wrappers(struct tproc *p, const struct elf_object *obj,
 	return true;
 }
 
+/* One line per session, as python_inlined_warn. */
+static void
+python_frames_note(const char *note)
+{
+	static bool said;
+	if (said)
+		return;
+	said = true;
+	ht_warn("%s: Python frames not shown (native frames only)", note);
+}
+
+/* P's interpreter, when OBJ (PATH at BIAS) is the first CPython it loads
+   and Python frames are wanted. */
+static void
+python_frames_find(const struct tracer *t, struct tproc *p,
+		   const struct elf_object *obj, const char *path,
+		   uint64_t bias)
+{
+	char note[160];
+	if (p->python || !ht_options_python_frames(t->opt))
+		return;
+	p->python = py_interp_find(p->pid, obj, bias, path, note,
+				   sizeof(note));
+	if (p->python)
+		ht_debug("process %d: Python %s in %s: Python frames",
+			 (int)p->pid, py_interp_version(p->python), path);
+	else if (note[0])
+		python_frames_note(note);
+}
+
 /* Add to B every allocator symbol OBJ defines that no earlier object did,
    C++ operators only when OBJ is the allocator that binds malloc (see the
    top of the file), CPython's only when python_probes and
@@ -440,6 +471,7 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 	struct elf_object *obj = elf_object_open(path);
 	if (!obj)
 		return;
+	python_frames_find(t, p, obj, path, bias);
 	uint64_t lo, hi;
 	object_extent(tid, path, &lo, &hi);
 	bool own_operators = false;

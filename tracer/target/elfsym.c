@@ -195,7 +195,7 @@ name_rank(const char *named, const char *name, size_t namelen,
    not one; the best rank comes first, then global or weak binding. */
 static int
 sym_rank(const struct elf_object *obj, const struct symtab *t, size_t i,
-	 const char *name, size_t namelen, GElf_Sym *sym)
+	 const char *name, size_t namelen, bool object, GElf_Sym *sym)
 {
 	GElf_Versym ver = 1;
 	int type, rank;
@@ -204,7 +204,8 @@ sym_rank(const struct elf_object *obj, const struct symtab *t, size_t i,
 	if (!gelf_getsym(t->syms, (int)i, sym) || sym->st_shndx == SHN_UNDEF)
 		return 0;
 	type = GELF_ST_TYPE(sym->st_info);
-	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+	if (object ? type != STT_OBJECT
+		   : type != STT_FUNC && type != STT_GNU_IFUNC)
 		return 0;
 	named = elf_strptr(obj->elf, t->strndx, sym->st_name);
 	if (!named)
@@ -291,7 +292,7 @@ index_names(const struct elf_object *obj, struct symtab *t)
    of the whole table). */
 static int
 find_in(const struct elf_object *obj, struct symtab *t, const char *name,
-	struct elf_symbol *out)
+	bool object, struct elf_symbol *out)
 {
 	size_t namelen = strlen(name);
 	int best = 0;
@@ -305,7 +306,7 @@ find_in(const struct elf_object *obj, struct symtab *t, const char *name,
 	     i = t->chain[i]) {
 		if (!same_base(sym_name(obj, t, i), name))
 			continue;
-		int r = sym_rank(obj, t, i, name, namelen, &sym);
+		int r = sym_rank(obj, t, i, name, namelen, object, &sym);
 
 		if (r > best) {
 			best = r;
@@ -321,9 +322,10 @@ find_in(const struct elf_object *obj, struct symtab *t, const char *name,
 	return 0;
 }
 
-int
-elf_object_find(const struct elf_object *obj, const char *name,
-		struct elf_symbol *out)
+/* elf_object_find for functions (OBJECT false) or data objects. */
+static int
+find_kind(const struct elf_object *obj, const char *name, bool object,
+	  struct elf_symbol *out)
 {
 	/* Versions are chosen here, not named by the caller. */
 	if (!name[0] || strchr(name, '@'))
@@ -331,9 +333,23 @@ elf_object_find(const struct elf_object *obj, const char *name,
 	/* The index is a cache: building it changes no answer. */
 	struct elf_object *o = (struct elf_object *)obj;
 
-	if (find_in(obj, &o->dynsym, name, out) == 0)
+	if (find_in(obj, &o->dynsym, name, object, out) == 0)
 		return 0;
-	return find_in(obj, &o->symtab, name, out);
+	return find_in(obj, &o->symtab, name, object, out);
+}
+
+int
+elf_object_find(const struct elf_object *obj, const char *name,
+		struct elf_symbol *out)
+{
+	return find_kind(obj, name, false, out);
+}
+
+int
+elf_object_find_data(const struct elf_object *obj, const char *name,
+		     struct elf_symbol *out)
+{
+	return find_kind(obj, name, true, out);
 }
 
 int

@@ -38,6 +38,10 @@ bool elf_object_has_interp(const struct elf_object *obj);
    -ENOENT. */
 int elf_object_find(const struct elf_object *obj, const char *name,
 		    struct elf_symbol *out);
+/* elf_object_find for a defined STT_OBJECT symbol (a variable: _PyRuntime,
+   PyCode_Type), with the same preferences. Returns 0 or -ENOENT. */
+int elf_object_find_data(const struct elf_object *obj, const char *name,
+			 struct elf_symbol *out);
 /* elf_object_find for a plain function: sets *VADDR (in OBJ's own address
    space; add the load bias for ET_DYN) and returns 0, -ENOENT, or -ENOTSUP
    when NAME is an IFUNC (its address is the resolver, not the function). */

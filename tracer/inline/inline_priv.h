@@ -53,6 +53,8 @@ struct inline_proc {
 				 entry at the first patching (an attach's
 				 threads); later ones get theirs at their
 				 first stop */
+	bool python_published; /* the ring has the owner's interpreter's
+				  walk parameters (inline.c) */
 };
 
 #endif

@@ -55,6 +55,8 @@ struct inline_proc {
 				 first stop */
 	bool python_published; /* the ring has the owner's interpreter's
 				  walk parameters (inline.c) */
+	struct py_memo *py_memo; /* stacks spliced this drain (pymemo.h),
+				    made at the first splice */
 };
 
 #endif

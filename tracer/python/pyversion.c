@@ -98,7 +98,9 @@ layout_from_offsets(struct py_interp *py, const uint64_t *q, uint64_t runtime)
 	w->anchor = runtime + q[DO_RUNTIME + 2];
 	w->tstate_rule = PY_TSTATE_GIL;
 	w->gil = (int32_t)q[DO_INTERP + 8];
-	w->holder = (int32_t)q[DO_INTERP + 12];
+	/* Given from the interpreter state; ceval.gil points to its _gil
+	   (or the main interpreter's), so the holder is taken from there. */
+	w->holder = (int32_t)(q[DO_INTERP + 12] - q[DO_INTERP + 9]);
 	w->ts_thread_id = (int32_t)q[DO_THREAD + 5];
 	w->first_rule = PY_FIRST_DIRECT;
 	w->ts_frame = (int32_t)q[DO_THREAD + 4];
@@ -125,13 +127,26 @@ layout_from_offsets(struct py_interp *py, const uint64_t *q, uint64_t runtime)
 	c->header = PY313_FIRSTTRACEABLE + 4;
 }
 
-/* True when every offset of the layout fits the sizes it claims. */
+/* True when every offset the walk and the reader use is one a struct of
+   its kind can have (the groups' sizes are not checked: the runtime's and
+   the interpreter's are large). */
 static bool
 offsets_sane(const uint64_t *q)
 {
-	for (int i = DO_RUNTIME; i < DO_COUNT; i++)
-		if (q[i] > 1u << 16)
+	static const int used[] = {
+		DO_RUNTIME + 2, DO_INTERP + 8, DO_INTERP + 9, DO_INTERP + 12,
+		DO_THREAD + 4,
+		DO_THREAD + 5, DO_FRAME + 1, DO_FRAME + 2, DO_FRAME + 3,
+		DO_FRAME + 5, DO_CODE + 1, DO_CODE + 2, DO_CODE + 3,
+		DO_CODE + 4, DO_CODE + 5, DO_CODE + 9,
+	};
+
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		if (q[used[i]] >= 1u << 16)
 			return false;
+	if (q[DO_INTERP + 12] < q[DO_INTERP + 9] ||
+	    q[DO_INTERP + 12] - q[DO_INTERP + 9] > 256)
+		return false;
 	return q[DO_CODE + 9] < 512 && q[DO_UNICODE + 3] >= 32 &&
 	       q[DO_UNICODE + 3] <= 64;
 }

@@ -55,14 +55,22 @@ py_memo_clear(struct py_memo *m)
 	m->gen++;
 }
 
+/* A key's hash from its counts, its innermost words of each kind (where
+   stacks differ most) and its outermost: keys alike in those share a
+   slot, compared in full, which costs a splice at worst. Hashing every
+   word of a 60-deep Python stack at each record cost more than the
+   compare. The products overlap, where a multiply-and-mix chain would
+   wait on each. */
+#define HASH_HEAD 8
+
 static uint64_t
 hash_words(uint64_t h, const uint64_t *w, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++) {
-		h ^= w[i];
-		h *= 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
+	unsigned head = n < HASH_HEAD ? n : HASH_HEAD;
+	for (unsigned i = 0; i < head; i++)
+		h += (w[i] ^ i) * 0x9e3779b97f4a7c15ULL;
+	if (n > head)
+		h += w[n - 1] * 0xc2b2ae3d27d4eb4fULL;
 	return h;
 }
 
@@ -70,8 +78,11 @@ static uint64_t
 key_hash(const uint64_t *pcs, unsigned npcs, const uint64_t *words,
 	 unsigned nwords)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ npcs ^ (uint64_t)nwords << 32;
-	return hash_words(hash_words(h, pcs, npcs), words, nwords);
+	uint64_t h = hash_words(npcs ^ (uint64_t)nwords << 32, pcs, npcs);
+	h = hash_words(h * 0xbf58476d1ce4e5b9ULL, words, nwords);
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebULL;
+	return h ^ h >> 29;
 }
 
 static uint64_t *

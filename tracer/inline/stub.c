@@ -587,6 +587,10 @@ py_walk(const struct py_walk_params *pp, uint64_t tcb, uint64_t *words,
 		limit = PY_MAX_FRAMES;
 	if (limit > max)
 		limit = max;
+	/* A copy in registers: WORDS may alias the header for all the
+	   compiler knows, which made it load every offset again per frame. */
+	const struct py_walk_params params = *pp;
+	pp = &params;
 	uint64_t ts = py_tstate(pp, tcb);
 	if (!ts)
 		return 0;

@@ -26,6 +26,7 @@
 #include "tracer/measure/measure.h"
 #include "tracer/pages/pages.h"
 #include "tracer/probes/probes.h"
+#include "tracer/python/python.h"
 
 #define RECORD_WAIT_NS 2000000ULL /* for a thread finishing a record */
 #define UNPOLLED_WAIT_US 100000 /* a wait SIGCHLD ends: only a safety net */
@@ -461,6 +462,23 @@ tracer_start_profile(struct tracer *t, struct tproc *p, pid_t parent)
 	t->sink->process_start(t->sink->ctx, p->pid, parent, tracer_clock(t, p));
 }
 
+/* --stats: what P's Python frames took. */
+static void
+python_report(const struct tproc *p)
+{
+	if (!p->python)
+		return;
+	const struct py_stats *s = py_interp_stats(p->python);
+	ht_error("stats: process %d: Python %s: %llu stacks with Python "
+		 "frames, %llu frames named, %llu code objects read, %llu "
+		 "frames of no code object, %llu segments without an "
+		 "evaluation frame", (int)p->pid, py_interp_version(p->python),
+		 (unsigned long long)s->stacks, (unsigned long long)s->frames,
+		 (unsigned long long)s->code_reads,
+		 (unsigned long long)s->code_invalid,
+		 (unsigned long long)s->leftover);
+}
+
 void
 tracer_end_profile(struct tracer *t, struct tproc *p)
 {
@@ -475,8 +493,10 @@ tracer_end_profile(struct tracer *t, struct tproc *p)
 	watched_free(p->pid);
 	t->sink->process_end(t->sink->ctx, p->pid, tracer_clock(t, p),
 			     backend_name(t, p));
-	if (t->opt->stats)
+	if (t->opt->stats) {
 		inline_report(p);
+		python_report(p);
+	}
 }
 
 /* ---- Breakpoint stops ---- */

@@ -19,11 +19,23 @@
 
 static _Alignas(16) uint8_t code_type[64];
 
+/* Every fake object made, freed at the end. */
+static void *fakes[64];
+static size_t n_fakes;
+
+static void *
+fake(void *p)
+{
+	if (n_fakes < sizeof(fakes) / sizeof(fakes[0]))
+		fakes[n_fakes++] = p;
+	return p;
+}
+
 /* A compact ASCII str object of TEXT (3.11's layout: text at +48). */
 static uint8_t *
 make_str(const char *text)
 {
-	uint8_t *o = calloc(1, 48 + strlen(text) + 1);
+	uint8_t *o = fake(calloc(1, 48 + strlen(text) + 1));
 	uint64_t len = strlen(text);
 	uint32_t state = 1u << 2 | 1u << 5 | 1u << 6;
 
@@ -36,7 +48,7 @@ make_str(const char *text)
 static uint8_t *
 make_bytes(const uint8_t *b, size_t n)
 {
-	uint8_t *o = calloc(1, 32 + n + 1);
+	uint8_t *o = fake(calloc(1, 32 + n + 1));
 	uint64_t len = n;
 
 	memcpy(o + 16, &len, 8);
@@ -68,7 +80,7 @@ static const uint8_t one_per_unit[] = {
 static uint8_t *
 make_code(const char *qual, const char *file, int first, int traceable)
 {
-	uint8_t *co = aligned_alloc(16, 256);
+	uint8_t *co = fake(aligned_alloc(16, 256));
 
 	memset(co, 0, 256);
 	put64(co, 8, (uint64_t)(uintptr_t)code_type);
@@ -260,6 +272,14 @@ check_walk_312(void)
 	CHECK(py_word_index(words[1]) == PY_WORD_INDEX_UNKNOWN &&
 	      py_word_segment_end(words[1]),
 	      "word 1 %#llx", (unsigned long long)words[1]);
+	/* A cycle of entry frames: the walk ends all the same. */
+	put64(e2, 8, addr(e2));
+	n = py_walk_remote(py, getpid(), tcb, words, 8);
+	CHECK(n == 2, "a cycle of entry frames: %u words", n);
+	/* A code pointer that cannot be one ends the walk, as in the stub. */
+	put64(f2, 0, 0x7f0000002001ull);
+	n = py_walk_remote(py, getpid(), tcb, words, 8);
+	CHECK(n == 1, "a misaligned code pointer: %u words", n);
 	put64(gil, 8, 0);
 	CHECK(py_walk_remote(py, getpid(), tcb, words, 8) == 0,
 	      "no holder, no frames");
@@ -316,5 +336,8 @@ main(void)
 	check_walk_311();
 	check_walk_312();
 	check_walk_310();
+	synth_frame_reset();
+	while (n_fakes)
+		free(fakes[--n_fakes]);
 	return failures ? 1 : 0;
 }

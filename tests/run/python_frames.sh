@@ -14,6 +14,11 @@
 #
 #  debian    /usr/bin/python3.11 (Debian's, stripped; skip when absent)
 #  3.8 ... 3.13  pyenv's version of that minor (skip when absent)
+#  attach    progs/pyservice.py (Debian's python3.11, else python3)
+#            attached once it runs, asked to allocate in serve(), then
+#            detached: serve's block, 1,500,033 bytes, under its frame at
+#            its line, <module>'s below; the service goes on after the
+#            detach (allocates again, exits 0 with its own output)
 #  off       --python-frames=no, then --massif-compat=yes: no Python
 #            frame at all, where a default run has them (Debian's
 #            python3.11, else python3)
@@ -41,9 +46,9 @@ scratch --keep
 pick_python() {
 	local root=${PYENV_ROOT:-${HOME:-/root}/.pyenv} v
 	case $case in
-	debian|off)
+	debian|off|attach)
 		py=/usr/bin/python3.11
-		[ "$case" = off ] && [ ! -x "$py" ] && py=$(command -v python3)
+		[ "$case" != debian ] && [ ! -x "$py" ] && py=$(command -v python3)
 		;;
 	3.*)
 		py=
@@ -172,11 +177,42 @@ no_frames() {
 	fi
 }
 
+# check_attach: attach to progs/pyservice.py, one allocation, detach.
+check_attach() {
+	local svc="$here/progs/pyservice.py" h line
+	line() { grep -n "# at $1\$" "$svc" | cut -d: -f1; }
+	start_target svc out ready env PYTHONMALLOC=malloc "$py" "$svc"
+	"$heaptrace" attach -v --backend="$backend" \
+		--massif-out-file="$tmp/massif.out" "$target" 2>"$tmp/c.err" &
+	h=$!
+	pids+=("$h")
+	wait_for "$tmp/c.err" "attached, " 30 ||
+		fail "no attach: $(head -c 500 "$tmp/c.err")"
+	echo alloc >&9
+	wait_for "$tmp/svc.out" done 30 || fail "the service did not allocate"
+	kill -INT "$h"
+	wait "$h" || fail "heaptrace attach: exit $?: $(tail -c 500 "$tmp/c.err")"
+	echo alloc >&9
+	wait_for "$tmp/svc.out" "done" 10
+	finish_target svc || return
+	[ "$status" = 0 ] || fail "the service exited $status after the detach"
+	[ "$(tr '\n' ' ' <"$tmp/svc.out")" = "ready done done bye " ] ||
+		fail "the service's output: $(cat "$tmp/svc.out")"
+	grep -qE "^ *n[0-9]+: 1500033 0x[0-9A-F]+: pyservice\.serve \($svc:$(line serve)\)\$" \
+		"$tmp/massif.out" ||
+		fail "no 1500033 B under pyservice.serve ($svc:$(line serve)): $(grep -m3 'pyservice\.' "$tmp/massif.out")"
+	grep -qE "^ *n[0-9]+: 1500033 0x[0-9A-F]+: pyservice\.<module> \($svc:$(line loop)\)\$" \
+		"$tmp/massif.out" ||
+		fail "serve's caller is not <module> at $svc:$(line loop)"
+}
+
 fails=0
 pick_python
 minor=$("$py" -c 'import sys; print(sys.version_info[1])') ||
 	harness "$py does not run"
-if [ "$case" = off ]; then
+if [ "$case" = attach ]; then
+	check_attach
+elif [ "$case" = off ]; then
 	# By default the same run has them: the checks below can fail.
 	profile && ! grep -q ': pyframes\.' "$tmp/print" &&
 		fail "a default run shows no Python frame"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elfsym against the dynamic linker's own view of this process: libc's
-   symbols, file bytes and load bias must match what dlsym, the live code
-   and /proc/self/maps say. "elfsym static PROG" instead checks a static
+   symbols (functions and variables), file bytes and load bias must match
+   what dlsym, the live code and /proc/self/maps say. "elfsym static PROG" instead checks a static
    executable, which prints where its malloc is (77 when none was built).
    Hand-made objects cover shared file pages and versions spelled into
    .symtab names. */
@@ -120,6 +120,29 @@ test_libc_ifunc(struct elf_object *obj, void *libc, uint64_t bias)
 	}
 }
 
+/* Variables: elf_object_find_data finds them where dlsym does, and finds
+   no function. */
+static void
+test_libc_data(struct elf_object *obj, void *libc, uint64_t bias)
+{
+	static const char *const vars[] = { "stdout", "environ", "optind" };
+	struct elf_symbol s;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		uint64_t want = (uint64_t)(uintptr_t)dlsym(libc, vars[i]) - bias;
+		int ret = elf_object_find_data(obj, vars[i], &s);
+
+		CHECK(ret == 0 && s.vaddr == want && s.dynamic && s.size,
+		      "%s: %d, %#llx (want %#llx), size %llu", vars[i], ret,
+		      (unsigned long long)s.vaddr, (unsigned long long)want,
+		      (unsigned long long)s.size);
+	}
+	CHECK(elf_object_find_data(obj, "malloc", &s) == -ENOENT,
+	      "malloc is no variable");
+	CHECK(elf_object_find_data(obj, "no_such_variable", &s) == -ENOENT,
+	      "missing variable");
+}
+
 static void
 test_libc_missing(struct elf_object *obj)
 {
@@ -218,6 +241,7 @@ test_libc(void)
 	test_libc_symbols(obj, libc, f.bias);
 	test_libc_bytes(obj, libc, f.bias);
 	test_libc_ifunc(obj, libc, f.bias);
+	test_libc_data(obj, libc, f.bias);
 	test_libc_missing(obj);
 	test_libc_bias(obj, maps, nmaps, f.bias);
 	elf_object_close(obj);

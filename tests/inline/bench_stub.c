@@ -9,7 +9,9 @@
    nothing. Prints the median and best batch; fails only when records go
    missing or stacks are not walked. Then, sampling at 512 KiB
    (--sampling-interval), the common calls: a malloc of 0-999 bytes and
-   a free of a block, neither sampled. */
+   a free of a block, neither sampled. Last, walking with Python frames
+   (tracer/python/pyword.h) on a fake 3.11 thread state: 10 frames, and
+   64 (PY_MAX_FRAMES). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -115,9 +117,47 @@ round_end(int i)
 	warm_misses = env.h->stats.rule_misses;
 }
 
-/* Through the stub, copying STACK_COPY bytes, or walking when WALK. */
+/* A fake 3.11 thread state of this thread, its innermost frame the
+   first of FRAMES frames (3.11's offsets: tracer/python/'s tables). */
+static uint64_t py_anchor;
+static uint64_t py_ts[32];
+static uint64_t py_cframe[2];
+static uint64_t py_frames[PY_MAX_FRAMES][10];
+static uint8_t py_code[256] __attribute__((aligned(8)));
+
+static void
+python_publish(unsigned frames)
+{
+	struct py_walk_params p = {
+		.anchor = (uint64_t)&py_anchor,
+		.tstate_rule = PY_TSTATE_DIRECT,
+		.first_rule = PY_FIRST_CFRAME,
+		.instr_rule = PY_INSTR_POINTER,
+		.entry_rule = PY_ENTRY_FLAG,
+		.max_frames = PY_MAX_FRAMES,
+		.ts_thread_id = 152, .ts_frame = 56, .cframe_current = 8,
+		.f_back = 48, .f_code = 32, .f_instr = 56, .f_entry = 68,
+		.code_adaptive = 184,
+	};
+	py_anchor = (uint64_t)py_ts;
+	py_ts[152 / 8] = env_tcb();
+	py_ts[56 / 8] = (uint64_t)py_cframe;
+	py_cframe[1] = (uint64_t)py_frames[0];
+	for (unsigned i = 0; i < frames; i++) {
+		uint64_t *f = py_frames[i];
+		f[32 / 8] = (uint64_t)py_code;
+		f[56 / 8] = (uint64_t)py_code + 184 + 2 * i;
+		f[48 / 8] = i + 1 < frames ? (uint64_t)py_frames[i + 1] : 0;
+		f[64 / 8] = i + 1 == frames ? 1ULL << 32 : 0; /* is_entry */
+	}
+	tracer_ring_python_set(env.r, &p);
+}
+
+/* Through the stub, copying STACK_COPY bytes, or walking when WALK;
+   with PY_FRAMES Python frames (0: none published). */
 static struct timing
-through_stub(uint32_t stack_copy, bool walk, unsigned depth)
+through_stub_py(uint32_t stack_copy, bool walk, unsigned depth,
+		unsigned py_frames_n)
 {
 	int err = env_init(8 << 20, stack_copy, BATCH);
 	if (err) {
@@ -130,6 +170,8 @@ through_stub(uint32_t stack_copy, bool walk, unsigned depth)
 		env.on_rule = selfrule_get;
 		tracer_ring_walk_set(env.r, 80);
 	}
+	if (py_frames_n)
+		python_publish(py_frames_n);
 	struct timing tm = { 0 };
 	struct tracer_ring_stats st;
 	memset(&warm_st, 0, sizeof(warm_st));
@@ -149,6 +191,12 @@ through_stub(uint32_t stack_copy, bool walk, unsigned depth)
 	      (unsigned long long)(env.h->stats.rule_misses - warm_misses));
 	env_fini();
 	return tm;
+}
+
+static struct timing
+through_stub(uint32_t stack_copy, bool walk, unsigned depth)
+{
+	return through_stub_py(stack_copy, walk, depth, 0);
 }
 
 __attribute__((noinline)) static uint64_t
@@ -190,6 +238,10 @@ main(void)
 	struct timing s4 = through_stub(4096, false, 0);
 	struct timing w0 = through_stub(0, selfrule_session() != NULL, 0);
 	struct timing w20 = through_stub(0, selfrule_session() != NULL, 20);
+	struct timing p10 =
+		through_stub_py(0, selfrule_session() != NULL, 0, 10);
+	struct timing p64 =
+		through_stub_py(0, selfrule_session() != NULL, 0, PY_MAX_FRAMES);
 	struct timing sm = through_stub_sampled(HT_FN_MALLOC);
 	struct timing sf = through_stub_sampled(HT_FN_FREE);
 	printf("ns per call (median, best)    call        drain/record\n");
@@ -202,6 +254,10 @@ main(void)
 	       w0.best, w0.drain);
 	printf("stub, walking 27 frames       %5.1f %5.1f %10.1f\n", w20.median,
 	       w20.best, w20.drain);
+	printf("stub, 7 + 10 Python frames    %5.1f %5.1f %10.1f\n",
+	       p10.median, p10.best, p10.drain);
+	printf("stub, 7 + 64 Python frames    %5.1f %5.1f %10.1f\n",
+	       p64.median, p64.best, p64.drain);
 	printf("sampled 512K, malloc passed   %5.1f %5.1f\n", sm.median,
 	       sm.best);
 	printf("sampled 512K, free passed     %5.1f %5.1f\n", sf.median,

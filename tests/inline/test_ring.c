@@ -316,10 +316,12 @@ test_rules(void)
 	      (unsigned long long)st.rules, (unsigned long long)st.resets);
 	tracer_ring_free(r);
 
-	/* A tiny ring cannot take records of 256 addresses. */
+	/* A tiny ring cannot take records of 256 addresses, nor of 80 and
+	   the Python words that may follow them. */
 	r = ring(4096, 8, 0);
 	CHECK(tracer_ring_walk_set(r, 256) == -EINVAL &&
-		      tracer_ring_walk_set(r, 80) == 0,
+		      tracer_ring_walk_set(r, 80) == -EINVAL &&
+		      tracer_ring_walk_set(r, 48) == 0,
 	      "walk bounded by the ring");
 	tracer_ring_free(r);
 }
@@ -374,10 +376,10 @@ test_drain_pcs(void)
 	      (unsigned long long)st.copied[RING_COPY_BOUNDS]);
 
 	/* More addresses than a record may hold. */
-	uint32_t len = ring_rec_size(0, 0, RING_MAX_PCS + 1);
+	uint32_t len = ring_rec_size(0, 0, RING_MAX_WORDS + 1);
 	struct ring_record *rec = ring_record_at(h, ring_reserve(h, len));
 	rec->kind = RING_REC_ALLOC;
-	rec->npcs = RING_MAX_PCS + 1;
+	rec->npcs = RING_MAX_WORDS + 1;
 	ring_commit(rec, len);
 	CHECK(tracer_ring_drain(r, 0, see_pcs, &bad) == -HT_E_FORMAT,
 	      "too many addresses refused");

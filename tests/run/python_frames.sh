@@ -22,6 +22,10 @@
 #  off       --python-frames=no, then --massif-compat=yes: no Python
 #            frame at all, where a default run has them (Debian's
 #            python3.11, else python3)
+#  V-pymalloc  V (not off) run without PYTHONMALLOC=malloc: pymalloc's
+#            own entries probed (pyenv: PyObject_Malloc), the blocks and
+#            frames the same (bytes(N) of a MiB is pymalloc's call into
+#            malloc, inside the probed entry)
 #
 # usage: python_frames.sh HEAPTRACE BACKEND CASE
 # Exit 0 pass, 1 fail, 77 skip, 99 usage.
@@ -30,6 +34,10 @@ set -u
 
 [ $# -eq 3 ] || usage "python_frames.sh HEAPTRACE BACKEND CASE"
 heaptrace=$(abspath "$1") backend=$2 case=$3
+pymalloc=malloc
+case $case in
+*-pymalloc) case=${case%-pymalloc} pymalloc= ;;
+esac
 script="$here/progs/pyframes.py"
 need python3
 scratch --keep
@@ -57,7 +65,7 @@ pick_python() {
 # then its print into $tmp/print.
 profile() {
 	rm -f "$tmp/massif.out"
-	PYTHONMALLOC=malloc "$heaptrace" run --backend="$backend" \
+	PYTHONMALLOC=$pymalloc "$heaptrace" run --backend="$backend" \
 		--massif-out-file="$tmp/massif.out" "$@" -- "$py" "$script" \
 		>"$tmp/out" 2>"$tmp/err"
 	local st=$?

@@ -638,10 +638,27 @@ int
 tracer_ring_walk_set(struct tracer_ring *r, uint32_t max)
 {
 	if (max > RING_MAX_PCS ||
-	    ring_rec_size(0, 0, max) > r->h->size / 4)
+	    ring_rec_size(0, 0, max + PY_MAX_FRAMES) > r->h->size / 4)
 		return -EINVAL;
 	r->h->walk_max = max;
 	return 0;
+}
+
+void
+tracer_ring_python_set(struct tracer_ring *r, const struct py_walk_params *pp)
+{
+	struct py_walk_params *dst = &r->h->python;
+	/* Stubs read the fields only once MAX_FRAMES says so: it goes to 0
+	   first and takes its value last. */
+	__atomic_store_n(&dst->max_frames, 0, __ATOMIC_RELEASE);
+	if (!pp || pp->tstate_rule == PY_TSTATE_OFF || !pp->max_frames)
+		return;
+	struct py_walk_params v = *pp;
+	v.max_frames = 0;
+	*dst = v;
+	uint32_t max = pp->max_frames < PY_MAX_FRAMES ? pp->max_frames
+						      : PY_MAX_FRAMES;
+	__atomic_store_n(&dst->max_frames, max, __ATOMIC_RELEASE);
 }
 
 void
@@ -748,7 +765,7 @@ record_valid(const struct ring_header *h, const struct ring_record *rec,
 	     uint32_t len)
 {
 	return len <= h->size && rec->stack_len <= h->stack_copy &&
-	       rec->npcs <= RING_MAX_PCS &&
+	       rec->npcs <= RING_MAX_WORDS &&
 	       len == ring_rec_size(rec->copied, rec->stack_len, rec->npcs) &&
 	       rec->kind >= RING_REC_ALLOC && rec->kind <= RING_REC_RULE &&
 	       rec->copied < RING_COPY_N && rec->fn < HT_FN_COUNT;
@@ -788,6 +805,20 @@ sampled_event(uint64_t interval, const struct ring_record *rec,
 	ev->weight = sample_weight(rec->sample, interval, ev->size);
 }
 
+/* How many of REC's N words PCS are native addresses: those before its
+   first Python word (pyword.h). The answer to a RULE question carries
+   other words: all native. */
+static unsigned
+words_native(const struct ring_record *rec, const uint64_t *pcs, unsigned n)
+{
+	if (rec->kind == RING_REC_RULE)
+		return n;
+	unsigned i = 0;
+	while (i < n && !py_word_is(pcs[i]))
+		i++;
+	return i;
+}
+
 /* Fill IT for REC. IT is the drain's one item, zeroed when the drain
    begins: every field but CAP is set here for each record, and CAP,
    all 0 but for copied records, is filled here and zeroed again after
@@ -799,9 +830,12 @@ item_fill(struct tracer_ring *ring, struct tracer_ring_item *it,
 {
 	it->rec = rec;
 	/* Read once: the target could scribble over the record meanwhile. */
-	it->npcs = rec->npcs <= RING_MAX_PCS ? rec->npcs : 0;
+	unsigned n = rec->npcs <= RING_MAX_WORDS ? rec->npcs : 0;
 	it->copied = rec->copied < RING_COPY_N ? rec->copied : RING_COPY_NONE;
 	it->pcs = ring_record_pcs(rec);
+	it->npcs = words_native(rec, it->pcs, n);
+	it->pywords = it->pcs + it->npcs;
+	it->npywords = n - it->npcs;
 	it->has_event = tracer_ring_record_event(rec, &it->ev);
 	if (it->has_event && ring->h->sample_interval)
 		sampled_event(ring->h->sample_interval, rec, &it->ev);

@@ -143,10 +143,17 @@ int tracer_ring_thread_retag(struct tracer_ring *r, uint64_t tcb,
 void tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb);
 
 /* Have stubs walk stacks, recording at most MAX addresses each (at most
-   RING_MAX_PCS, and a record of that many must fit in a quarter of the
-   ring), or copy them (MAX 0). Before any patch goes in. Returns 0 or
-   -EINVAL. */
+   RING_MAX_PCS, and a record of that many and PY_MAX_FRAMES Python
+   words must fit in a quarter of the ring), or copy them (MAX 0).
+   Before any patch goes in. Returns 0 or -EINVAL. */
 int tracer_ring_walk_set(struct tracer_ring *r, uint32_t max);
+
+/* Have stubs record the Python frames of the allocating thread as PP
+   says (tracer/python/pyword.h), from their next record on; NULL (or
+   PP's MAX_FRAMES 0): no more. While stubs run: they see either no
+   parameters or all of them. */
+void tracer_ring_python_set(struct tracer_ring *r,
+			    const struct py_walk_params *pp);
 
 /* Have stubs stamp each record with the TSC, and the drain give each
    record's time on CLOCK_MONOTONIC (tracer_ring_item.time_ns), calibrated
@@ -179,6 +186,9 @@ struct tracer_ring_item {
 	const uint64_t *pcs;   /* the record's addresses: F's entry, then
 				  return addresses (not minus one) */
 	unsigned npcs;         /* 0: unwind CAP instead */
+	const uint64_t *pywords; /* then the thread's Python frames
+				    (pyword.h), innermost first */
+	unsigned npywords;
 	enum ring_copy copied; /* why CAP holds a copy; RING_COPY_NONE: it
 				  does not */
 	uint64_t time_ns;      /* CLOCK_MONOTONIC when the call was made,

@@ -23,10 +23,12 @@
 #include "common/err.h"
 #include "common/xalloc.h"
 #include "tracer/inline/consumer.h"
+#include "tracer/inline/pymemo.h"
 #include "tracer/inline/stub_blob.h"
 #include "tracer/inline/tramp.h"
 #include "tracer/inline/tsc.h"
 #include "tracer/measure/measure.h"
+#include "tracer/python/python.h"
 #include "tracer/target/target.h"
 
 /* The thread table's first segment: at least this many entries, and
@@ -931,6 +933,44 @@ record_event(struct tracer *t, struct tproc *p,
 	return it->has_event;
 }
 
+/* Have IP's stubs walk the Python frames of P's interpreter once the
+   loader found it (p->python: its NOTIFY was just answered, or an
+   earlier one): once per ring. */
+static void
+python_publish(struct inline_proc *ip, const struct tproc *p)
+{
+	if (ip->python_published || !p->python)
+		return;
+	tracer_ring_python_set(ip->ring, py_interp_params(p->python));
+	ip->python_published = true;
+}
+
+/* EV's NPCS lookup pcs with IT's Python words spliced in place of the
+   interpreter's evaluation frames (tracer/python/python.h), at most
+   T->max_pcs, back into EV. */
+static void
+python_splice(struct tracer *t, struct inline_proc *ip, struct tproc *p,
+	      const struct tracer_ring_item *it, struct ht_event *ev)
+{
+	if (!ip->py_memo)
+		ip->py_memo = py_memo_new(t->max_pcs);
+	unsigned n;
+	const uint64_t *known = py_memo_get(ip->py_memo, ev->pcs, ev->npcs,
+					    it->pywords, it->npywords, &n);
+	if (known) {
+		memcpy(t->pcs_scratch, known, n * sizeof(*known));
+	} else {
+		uint64_t out[t->max_pcs];
+		n = py_splice(p->python, ev->pcs, ev->npcs, it->pywords,
+			      it->npywords, out, t->max_pcs);
+		py_memo_put(ip->py_memo, ev->pcs, ev->npcs, it->pywords,
+			    it->npywords, out, n);
+		memcpy(t->pcs_scratch, out, n * sizeof(*out));
+	}
+	ev->pcs = t->pcs_scratch;
+	ev->npcs = n;
+}
+
 static int
 deliver(void *arg, const struct tracer_ring_item *it)
 {
@@ -940,6 +980,8 @@ deliver(void *arg, const struct tracer_ring_item *it)
 	if (!p)
 		return 0;
 	answer(t, p, d->ip, it);
+	if (it->rec->kind == RING_REC_NOTIFY)
+		python_publish(d->ip, p);
 	struct ht_event ev;
 	if (!record_event(t, p, it, &ev) || !p->profiling)
 		return 0;
@@ -970,6 +1012,8 @@ deliver(void *arg, const struct tracer_ring_item *it)
 			t->pcs_scratch[0] = innermost(d->ip, it->rec,
 						      t->pcs_scratch[0]);
 	}
+	if (it->npywords && p->python && (it->npcs || it->copied))
+		python_splice(t, d->ip, p, it, &ev);
 	t->sink->event(t->sink->ctx, p->pid, &ev);
 	return 0;
 }
@@ -997,6 +1041,10 @@ inline_drain(struct tracer *t, struct tproc *p, uint64_t wait_ns)
 	if (!ip || ip->broken)
 		return 0;
 	struct drain_ctx d = { .t = t, .ip = ip };
+	if (ip->owner)
+		python_publish(ip, ip->owner);
+	if (ip->py_memo)
+		py_memo_clear(ip->py_memo);
 	long n = tracer_ring_drain(ip->ring, wait_ns, deliver, &d);
 	if (ip->n_vforks)
 		routes_prune(ip);
@@ -1181,6 +1229,7 @@ inline_free(struct tproc *p)
 	if (--ip->refs)
 		return;
 	tracer_ring_free(ip->ring);
+	py_memo_free(ip->py_memo);
 	free(ip->vforks);
 	free(ip);
 }
@@ -1202,6 +1251,8 @@ inline_fork_child(struct tracer *t, struct tproc *parent, struct tproc *child,
 	*ip = *pp;
 	ip->ring = NULL;
 	ip->broken = false;
+	ip->python_published = false; /* its ring is new */
+	ip->py_memo = NULL;
 	ip->vforks = NULL; /* the parent's vfork children are not its own */
 	ip->n_vforks = ip->cap_vforks = 0;
 	uint64_t target_fd;

@@ -53,6 +53,10 @@ struct inline_proc {
 				 entry at the first patching (an attach's
 				 threads); later ones get theirs at their
 				 first stop */
+	bool python_published; /* the ring has the owner's interpreter's
+				  walk parameters (inline.c) */
+	struct py_memo *py_memo; /* stacks spliced this drain (pymemo.h),
+				    made at the first splice */
 };
 
 #endif

@@ -10,8 +10,10 @@
 
 #include <stdint.h>
 
+#include "tracer/python/pyword.h"
+
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 7
+#define RING_VERSION 8
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing;
@@ -199,6 +201,11 @@ struct ring_header {
 				   RING_SET_SHIFT_MIN */
 	uint32_t pad4;
 	uint64_t set_homed_off; /* offset of the set's counts (sample.h) */
+	/* How a stub reads the allocating thread's Python frames (pyword.h),
+	   written by the tracer once it knows the process's interpreter:
+	   every field, then MAX_FRAMES (release). Zero: no Python frames.
+	   A line of its own, read by every recording stub. */
+	struct py_walk_params python __attribute__((aligned(64)));
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
 	   struct ring_rule rules[rule_cap] at RULE_OFF, then
 	   struct sample_bucket set[] at SET_OFF */
@@ -212,6 +219,8 @@ _Static_assert(__builtin_offsetof(struct ring_header, stats) == 192,
 	       "stats follow tail");
 _Static_assert(__builtin_offsetof(struct ring_header, fns) == 256,
 	       "descriptors follow stats");
+_Static_assert(__builtin_offsetof(struct ring_header, python) % 64 == 0,
+	       "the Python parameters have their own cache line");
 _Static_assert(sizeof(struct ring_fn) == 64, "one line per descriptor");
 _Static_assert(sizeof(struct ring_thread) == 128, "two lines per thread");
 _Static_assert(sizeof(struct ring_header) <= RING_HDR_FIXED,
@@ -263,6 +272,8 @@ _Static_assert(sizeof(struct ring_rule) == 32, "two rules per line");
 /* Most addresses a record holds: --depth's maximum (200) plus the
    tracer's margin fits. */
 #define RING_MAX_PCS 256
+/* Most words a record's PCS holds: the addresses and the Python words. */
+#define RING_MAX_WORDS (RING_MAX_PCS + PY_MAX_FRAMES)
 
 /* ring_record.kind */
 enum ring_rec_kind {
@@ -335,7 +346,10 @@ enum ring_copy {
      regs[RING_NREGS]   F's entry registers (enum ring_reg), in records
                         that copied the stack (COPIED != RING_COPY_NONE)
      stack[STACK_LEN]   the copy, from regs[RING_REG_RSP] upward
-     pcs[NPCS]          the addresses walked
+     pcs[NPCS]          the addresses walked, then the thread's Python
+                        frames (pyword.h: words with bit 63 set, which
+                        no native address has), innermost first; in a
+                        copied record only the Python words
    Records carry no more than the tracer needs: entry records (FREE,
    REALLOC_BEGIN) the header alone, walked ones their addresses. */
 struct ring_record {
@@ -350,7 +364,8 @@ struct ring_record {
 	uint16_t stack_len; /* bytes in the stack copy (stack_copy fits) */
 	uint16_t npcs;      /* F's entry, then the return addresses of the
 			       frames above it, as the tracer's unwinder
-			       finds them; 0 when the stack was copied */
+			       finds them (none when the stack was
+			       copied), then the Python words */
 	uint64_t tsc;       /* ring_tsc() just after the record's position
 			       was reserved, so in ring order but for the
 			       skew between CPUs; 0 without RING_F_TSC */

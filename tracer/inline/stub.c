@@ -494,6 +494,149 @@ walk(struct ring_header *h, const struct ring_thread *t,
 	return *why == RING_COPY_NONE ? n : 0;
 }
 
+/* ---- Python frames (tracer/python/pyword.h) ----
+
+   Unlike the native walk, which reads only the thread's own stack
+   between bounds known to be mapped, this one follows pointers into the
+   target's heap. It reads only the chain of the allocating thread, and
+   only when the interpreter says that thread holds the GIL (the thread
+   state's thread id is the thread's own fs:0): CPython links a frame
+   into that chain only once it is whole, so the chain is consistent at
+   every allocation the thread makes. Every pointer is checked (aligned,
+   out of the first page, below 2^47) before it is read through, and the
+   walk is bounded. What is left is docs/inline-backend.md's "Python
+   frames: residual risk": a thread state freed while still named by the
+   GIL's last holder (3.12+). */
+
+/* True when P may be read through: 8-byte aligned, past the first page,
+   a user address. */
+static inline int
+py_ptr_ok(uint64_t p)
+{
+	return (p & 7) == 0 && p >= 4096 && p < (1ULL << 47);
+}
+
+/* The word at BASE + OFF (BASE checked by the caller). */
+static inline uint64_t
+py_load(uint64_t base, int32_t off)
+{
+	return *(const volatile uint64_t *)(uintptr_t)(base +
+						       (uint64_t)(int64_t)off);
+}
+
+/* The thread state of the thread whose thread pointer is TCB when it
+   holds the GIL, else 0. */
+static inline uint64_t
+py_tstate(const struct py_walk_params *pp, uint64_t tcb)
+{
+	uint64_t ts = 0;
+	if (!py_ptr_ok(pp->anchor))
+		return 0;
+	if (pp->tstate_rule == PY_TSTATE_DIRECT) {
+		ts = py_load(pp->anchor, 0);
+	} else if (pp->tstate_rule == PY_TSTATE_GIL) {
+		uint64_t interp = py_load(pp->anchor, 0);
+		if (!py_ptr_ok(interp))
+			return 0;
+		uint64_t gil = py_load(interp, pp->gil);
+		if (!py_ptr_ok(gil))
+			return 0;
+		ts = py_load(gil, pp->holder);
+	}
+	if (!py_ptr_ok(ts) || py_load(ts, pp->ts_thread_id) != tcb)
+		return 0;
+	return ts;
+}
+
+/* The innermost frame of thread state TS, or 0. */
+static inline uint64_t
+py_first(const struct py_walk_params *pp, uint64_t ts)
+{
+	uint64_t f = py_load(ts, pp->ts_frame);
+	if (pp->first_rule == PY_FIRST_CFRAME && py_ptr_ok(f))
+		f = py_load(f, pp->cframe_current);
+	return f;
+}
+
+/* The instruction index of frame F running CODE (pyword.h). */
+static inline uint64_t
+py_index(const struct py_walk_params *pp, uint64_t f, uint64_t code)
+{
+	if (pp->instr_rule == PY_INSTR_POINTER) {
+		uint64_t at = py_load(f, pp->f_instr);
+		uint64_t base = code + (uint64_t)(int64_t)pp->code_adaptive;
+		return at >= base ? (at - base) / 2 : PY_WORD_INDEX_UNKNOWN;
+	}
+	int32_t lasti = *(const volatile int32_t *)(uintptr_t)(
+		f + (uint64_t)(int64_t)pp->f_instr);
+	if (lasti < 0)
+		return PY_WORD_INDEX_UNKNOWN;
+	return pp->instr_rule == PY_INSTR_LASTI_BYTES ? (uint64_t)lasti / 2
+						      : (uint64_t)lasti;
+}
+
+/* Append the Python frames of the thread whose thread pointer is TCB to
+   WORDS, at most MAX: returns how many. PP is the header's, published
+   fields first and MAX_FRAMES last. */
+static __attribute__((noinline)) uint32_t
+py_walk(const struct py_walk_params *pp, uint64_t tcb, uint64_t *words,
+	uint32_t max)
+{
+	uint32_t limit = __atomic_load_n(&pp->max_frames, __ATOMIC_ACQUIRE);
+	if (limit > PY_MAX_FRAMES)
+		limit = PY_MAX_FRAMES;
+	if (limit > max)
+		limit = max;
+	/* A copy in registers: WORDS may alias the header for all the
+	   compiler knows, which made it load every offset again per frame. */
+	const struct py_walk_params params = *pp;
+	pp = &params;
+	uint64_t ts = py_tstate(pp, tcb);
+	if (!ts)
+		return 0;
+	uint64_t f = py_first(pp, ts);
+	uint32_t n = 0;
+	/* CSTACK marks are not recorded but are stepped over: a chain of
+	   them alone is bounded too. */
+	for (uint32_t steps = 0; n < limit && steps < 2 * limit + 1; steps++) {
+		if (!py_ptr_ok(f))
+			break;
+		uint8_t entry = 0;
+		if (pp->entry_rule != PY_ENTRY_EVERY)
+			entry = *(const volatile uint8_t *)(uintptr_t)(
+				f + (uint64_t)(int64_t)pp->f_entry);
+		if (pp->entry_rule == PY_ENTRY_CSTACK &&
+		    entry == PY_OWNED_BY_CSTACK) {
+			if (n)
+				words[n - 1] |= PY_WORD_SEGMENT_END;
+		} else {
+			uint64_t code = py_load(f, pp->f_code);
+			if (!py_ptr_ok(code))
+				break;
+			int end = pp->entry_rule == PY_ENTRY_EVERY ||
+				  (pp->entry_rule == PY_ENTRY_FLAG && entry);
+			words[n++] = py_word_make(code, py_index(pp, f, code),
+						  end);
+		}
+		f = py_load(f, pp->f_back);
+	}
+	return n;
+}
+
+/* Python words for a record of thread T, into WORDS (room for MAX): none
+   unless the tracer published parameters, a load and a branch. */
+static inline uint32_t
+py_words(struct ring_header *h, const struct ring_thread *t, uint64_t *words,
+	 uint32_t max)
+{
+	if (__builtin_expect(
+		    __atomic_load_n(&h->python.max_frames, __ATOMIC_RELAXED) ==
+			    0,
+		    1))
+		return 0;
+	return py_walk(&h->python, t->tcb, words, max);
+}
+
 /* ---- Records ---- */
 
 /* Wait until the LEN bytes reserved at POS are free. False when they
@@ -613,16 +756,21 @@ emit_with_stack_args(struct ring_header *h, const struct ring_thread *t,
 	   question, which may take it many milliseconds (docs/inline-backend.md,
 	   "Time stamps"). */
 	uint64_t tsc = call_stamp(h);
+	uint64_t words[PY_MAX_FRAMES];
 	if (rsp < t->stack_lo || rsp >= t->stack_hi) {
 		stat_add(&h->stats.no_stack);
+		uint32_t nw = py_words(h, t, words, PY_MAX_FRAMES);
 		emit_args(h, t->tid, f, d, kind, args, result,
-			  RING_COPY_NO_STACK, 0, 0, 0, sample, tsc);
+			  RING_COPY_NO_STACK, 0, words, nw, sample, tsc);
 		return;
 	}
 	if (max && max <= RING_MAX_PCS) {
-		uint64_t pcs[max]; /* on the stack walked: below its lo */
+		/* On the stack walked, below its lo; the Python words
+		   follow the addresses. */
+		uint64_t pcs[max + PY_MAX_FRAMES];
 		uint32_t n = walk(h, t, f, d, pcs, max, &why);
 		if (n) {
+			n += py_words(h, t, pcs + n, PY_MAX_FRAMES);
 			emit_args(h, t->tid, f, d, kind, args, result,
 				  RING_COPY_NONE, 0, pcs, n, sample, tsc);
 			return;
@@ -630,7 +778,8 @@ emit_with_stack_args(struct ring_header *h, const struct ring_thread *t,
 	}
 	uint64_t n = t->stack_hi - rsp;
 	uint32_t slen = (uint32_t)(n < h->stack_copy ? n : h->stack_copy);
-	emit_args(h, t->tid, f, d, kind, args, result, why, slen, 0, 0,
+	uint32_t nw = py_words(h, t, words, PY_MAX_FRAMES);
+	emit_args(h, t->tid, f, d, kind, args, result, why, slen, words, nw,
 		  sample, tsc);
 }
 

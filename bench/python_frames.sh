@@ -14,6 +14,8 @@
 #             deep (every stack has more Python frames than PY_MAX_FRAMES)
 #   list312   pyenv 3.12's python3 on the issue's command
 #   debian    /usr/bin/python3 (pymalloc inlined: few events) on it
+#   json      /usr/bin/python3 on bench/programs.sh's python case (JSON
+#             dumps and loads of 100k records): the issue's criterion
 # A case whose interpreter is missing prints n/a.
 #
 # Usage: bench/python_frames.sh [BUILD_DIR | HEAPTRACE] (default: build)
@@ -41,6 +43,17 @@ def rec(n):
     return rec(n - 1)
 for _ in range(40):
     x = rec(60)
+'
+# bench/programs.sh's case_python, the same program.
+JSON='
+import json
+n = 100000
+d = [{"id": i, "name": "item%d" % i, "tags": ["a", "b", str(i % 97)], "v": i * 0.5}
+     for i in range(n)]
+s = json.dumps(d)
+e = json.loads(s)
+assert e == d
+print(len(s))
 '
 
 # secs CMD...: "WALL CPU" seconds of CMD (CPU: user + system of it and
@@ -88,3 +101,4 @@ case_run list311 "$PYENV/3.11.7/bin/python3" "$LIST"
 case_run deep311 "$PYENV/3.11.7/bin/python3" "$DEEP"
 case_run list312 "$PYENV/3.12.1/bin/python3" "$LIST"
 case_run debian /usr/bin/python3 "$LIST"
+case_run json /usr/bin/python3 "$JSON"

@@ -225,11 +225,21 @@ check_walk_311(void)
 	k = py_splice(py, pcs, 5, words, n, out, 16);
 	CHECK_FRAME(out, 1, "b.other (/app/b.py:14)");
 
-	/* Not a code object any more: dropped, counted. */
-	uint64_t bad = py_interp_stats(py)->code_invalid;
+	/* Not a code object any more (freed since the record was made):
+	   the name cached for it stays. */
 	put64(c_inner, 8, 0);
 	usleep(2000);
 	k = py_splice(py, pcs, 5, words, n, out, 16);
+	CHECK(k == 6, "freed code: %u", k);
+	CHECK_FRAME(out, 1, "b.other (/app/b.py:14)");
+
+	/* Never a code object when first seen: dropped, counted. */
+	uint64_t bad = py_interp_stats(py)->code_invalid;
+	uint8_t *c_gone = make_code("gone", "/app/mod.py", 40, 0);
+	put64(c_gone, 8, 0);
+	uint64_t gone[] = { py_word_make(addr(c_gone), 1, 0), words[1],
+			    words[2] };
+	k = py_splice(py, pcs, 5, gone, 3, out, 16);
 	CHECK(k == 5 && out[2] == 0x7000,
 	      "invalid code: %u, %s", k, name_of(out[1]));
 	CHECK_FRAME(out, 1, "mod.K.outer (/app/mod.py:21)");

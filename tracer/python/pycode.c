@@ -4,7 +4,9 @@
    its address reused by another, so a cached one is checked again (its
    type, and its name, file and table pointers) once per epoch of the
    cache, a millisecond: a reused address with the same three pointers
-   names the same function anyway. */
+   names the same function anyway. A cached one whose memory holds no
+   code object any more is kept (py_code_get): the records that name it
+   were made before it was freed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +304,16 @@ py_code_get(struct py_interp *py, uint64_t addr)
 	    mem_read(py->pid, addr, hdr, py->code.header) !=
 		    (ssize_t)py->code.header ||
 	    load64(hdr, 8) != py->code_type) {
+		/* No code object there now. The words drained were recorded
+		   up to milliseconds ago, when one was: a module's body, a
+		   function made by exec, freed since. The one cached is the
+		   best name for them (another code object made and freed
+		   at that address in between is the rare case), so it
+		   stays; only a different code object there replaces it. */
+		if (e && e->valid) {
+			e->checked = c->epoch;
+			return e;
+		}
 		if (!e)
 			e = cache_insert(c, addr);
 		code_clear(e);

@@ -44,6 +44,7 @@
 #                    open on fd 9, its stdout, stderr and exit status in
 #                    $tmp/NAME.* (see below)
 #  peak_bytes FILE FUNCTION  bytes of a profile's peak held in FUNCTION
+#  peak_heap FILE    mem_heap_B of a profile's peak snapshot (0: none)
 #  sites_v1 FILE     a .sites file as version 1 spells it (each site's
 #                    frames under it, every figure written), for awk
 # Another user (root's cases; the checkout may be private, mode 700)
@@ -378,6 +379,21 @@ for line in peak[0].splitlines():
     if m and m.group(2) == fn:
         total += int(m.group(1))
 print(total)
+EOF
+}
+
+# peak_heap FILE: mem_heap_B of the peak snapshot of FILE, 0 when it has
+# none.
+peak_heap() {
+	python3 - "$1" <<'EOF'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+for s in text.split("snapshot=")[1:]:
+    if "heap_tree=peak" in s:
+        print(re.search(r"mem_heap_B=(\d+)", s).group(1))
+        break
+else:
+    print(0)
 EOF
 }
 

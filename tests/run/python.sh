@@ -91,20 +91,6 @@ for b, f in sorted(rows, reverse=True):
 EOF
 }
 
-# peak_heap FILE: mem_heap_B of the peak snapshot.
-peak_heap() {
-	python3 - "$1" <<'EOF'
-import re, sys
-text = open(sys.argv[1], errors="replace").read()
-for s in text.split("snapshot=")[1:]:
-    if "heap_tree=peak" in s:
-        print(re.search(r"mem_heap_B=(\d+)", s).group(1))
-        break
-else:
-    print(0)
-EOF
-}
-
 # run NAME OPTIONS... -- ARGS...: heaptrace run --time-unit=B OPTIONS --
 # $py -I ARGS (--peak-inaccuracy=0 only where a peak must be exact: on a
 # heap that grows by a million blocks it makes each one a detailed peak

@@ -81,20 +81,6 @@ print(calls, blocks, bad)
 '
 }
 
-# peak_heap FILE: mem_heap_B of the peak snapshot.
-peak_heap() {
-	python3 - "$1" <<'PY'
-import re, sys
-text = open(sys.argv[1], errors="replace").read()
-for s in text.split("snapshot=")[1:]:
-    if "heap_tree=peak" in s:
-        print(re.search(r"mem_heap_B=(\d+)", s).group(1))
-        break
-else:
-    print(0)
-PY
-}
-
 # run NAME OPTIONS...: heaptrace run --time-unit=B OPTIONS -- $py
 # pyarenas.py, into $tmp/NAME.{out,stdout,err}; a failure unless both
 # exit 0.

@@ -121,42 +121,6 @@ static const struct alloc_symbol alloc_symbols[] = {
 _Static_assert(N_ALLOC_SYMBOLS <= LOADER_MAX_SYMBOLS,
 	       "struct tproc's bound[] holds a flag per symbol");
 
-/* The extent of PATH's mappings in P, for telling calls made from inside an
-   allocator's object. */
-struct extent {
-	const char *path;
-	uint64_t lo, hi;
-};
-
-static int
-extend(void *arg, const struct mapping *m)
-{
-	struct extent *e = arg;
-	if (strcmp(m->path, e->path) == 0) {
-		if (m->lo < e->lo)
-			e->lo = m->lo;
-		if (m->hi > e->hi)
-			e->hi = m->hi;
-	}
-	return 0;
-}
-
-/* /proc/PID/maps names a file by its real path, the link map by the name
-   ld.so opened: "/lib/x86_64-linux-gnu/libc.so.6" is mapped as
-   "/usr/lib/x86_64-linux-gnu/libc.so.6" where /lib links to usr/lib, as
-   is an LD_PRELOAD given through /lib. */
-static void
-object_extent(pid_t pid, const char *path, uint64_t *lo, uint64_t *hi)
-{
-	char real[PATH_MAX];
-	if (realpath(path, real))
-		path = real;
-	struct extent e = { .path = path, .lo = UINT64_MAX };
-	maps_foreach(pid, extend, &e);
-	*lo = e.lo == UINT64_MAX ? 0 : e.lo;
-	*hi = e.lo == UINT64_MAX ? 0 : e.hi;
-}
-
 /* Record calls to the N TARGETS through the inline path when it is
    wanted, setting each one's ERR: 0 when patched (an alias of a function
    already patched, as memalign and aligned_alloc share code, counts as
@@ -560,7 +524,7 @@ plant_from_object(struct tracer *t, struct tproc *p, pid_t tid,
 		return;
 	python_frames_find(t, p, obj, path, bias);
 	uint64_t lo, hi;
-	object_extent(tid, path, &lo, &hi);
+	maps_extent(tid, path, &lo, &hi);
 	bool own_operators = false;
 	bool py_inlined = false, py_here = false;
 	bool python = python_probes(t) &&
@@ -701,7 +665,7 @@ hook_ld_so(struct tracer *t, struct tproc *p, pid_t tid, uint64_t base)
 	if (err)
 		return err;
 	uint64_t lo, hi;
-	object_extent(p->pid, path, &lo, &hi);
+	maps_extent(p->pid, path, &lo, &hi);
 	struct bindings b = { 0 };
 	binding_add(&b, (struct inline_target){
 		/* Its size (one ret) would forbid covering the padding
@@ -734,7 +698,7 @@ plant_static(struct tracer *t, struct tproc *p, pid_t tid)
 	if (elf_object_is_dyn(obj)) {
 		/* static-pie: where the first segment landed */
 		uint64_t lo, hi;
-		object_extent(p->pid, path, &lo, &hi);
+		maps_extent(p->pid, path, &lo, &hi);
 		bias = lo - elf_object_first_vaddr(obj);
 	}
 	elf_object_close(obj);

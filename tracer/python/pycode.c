@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/monotonic.h"
 #include "common/xalloc.h"
 #include "tracer/python/pypriv.h"
 #include "tracer/target/target.h"
@@ -25,19 +25,10 @@
    text in one read. */
 #define FIRST_READ 256
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void
 py_code_cache_tick(struct py_code_cache *c)
 {
-	uint64_t now = now_ns();
+	uint64_t now = ht_monotonic_ns();
 
 	if (now - c->epoch_ns >= EPOCH_NS) {
 		c->epoch++;

@@ -40,25 +40,6 @@ minor_from_py_version(const struct elf_object *obj)
 	return hex >> 16 & 0xff;
 }
 
-struct extent {
-	const char *path;
-	uint64_t lo, hi;
-};
-
-static int
-extend(void *arg, const struct mapping *m)
-{
-	struct extent *e = arg;
-
-	if (strcmp(m->path, e->path) != 0)
-		return 0;
-	if (!e->lo || m->lo < e->lo)
-		e->lo = m->lo;
-	if (m->hi > e->hi)
-		e->hi = m->hi;
-	return 0;
-}
-
 /* What the interpreter's symbols give: PyCode_Type, the eval loop, the
    object's extent. False (NOTE set) when one is missing. */
 static bool
@@ -66,7 +47,6 @@ find_symbols(struct py_interp *py, const struct elf_object *obj,
 	     uint64_t bias, const char *path, char *note, size_t notelen)
 {
 	struct elf_symbol type, eval;
-	struct extent ext = { path, 0, 0 };
 
 	if (elf_object_find_data(obj, "PyCode_Type", &type) ||
 	    elf_object_find(obj, "_PyEval_EvalFrameDefault", &eval) ||
@@ -78,9 +58,7 @@ find_symbols(struct py_interp *py, const struct elf_object *obj,
 	py->code_type = bias + type.vaddr;
 	py->eval_lo = bias + eval.vaddr;
 	py->eval_hi = py->eval_lo + eval.size;
-	maps_foreach(py->pid, extend, &ext);
-	py->obj_lo = ext.lo;
-	py->obj_hi = ext.hi;
+	maps_extent(py->pid, path, &py->obj_lo, &py->obj_hi);
 	return true;
 }
 

@@ -6,6 +6,7 @@
 #include "tracer/target/target.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +92,38 @@ maps_snap_free(struct maps_snap *s)
 {
 	free(s->r);
 	*s = (struct maps_snap){ 0 };
+}
+
+struct extent {
+	const char *path;
+	uint64_t lo, hi;
+};
+
+static int
+extend(void *arg, const struct mapping *m)
+{
+	struct extent *e = arg;
+	if (strcmp(m->path, e->path) == 0) {
+		if (m->lo < e->lo)
+			e->lo = m->lo;
+		if (m->hi > e->hi)
+			e->hi = m->hi;
+	}
+	return 0;
+}
+
+/* /proc/PID/maps names a file by its real path, the link map by the name
+   ld.so opened: "/lib/x86_64-linux-gnu/libc.so.6" is mapped as
+   "/usr/lib/x86_64-linux-gnu/libc.so.6" where /lib links to usr/lib, as
+   is an LD_PRELOAD given through /lib. */
+void
+maps_extent(pid_t pid, const char *path, uint64_t *lo, uint64_t *hi)
+{
+	char real[PATH_MAX];
+	if (realpath(path, real))
+		path = real;
+	struct extent e = { .path = path, .lo = UINT64_MAX };
+	maps_foreach(pid, extend, &e);
+	*lo = e.lo == UINT64_MAX ? 0 : e.lo;
+	*hi = e.lo == UINT64_MAX ? 0 : e.hi;
 }

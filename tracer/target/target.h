@@ -29,6 +29,10 @@ typedef int (*maps_fn)(void *arg, const struct mapping *m);
 bool maps_parse_line(char *line, struct mapping *m);
 /* Walk PID's mappings in address order. Returns 0 or -errno. */
 int maps_foreach(pid_t pid, maps_fn fn, void *arg);
+/* The extent [*LO, *HI) of the file PATH's mappings in PID (PATH as
+   ld.so named it: resolved to its real path, as /proc/PID/maps names
+   it); both 0 when none. */
+void maps_extent(pid_t pid, const char *path, uint64_t *lo, uint64_t *hi);
 /* PID's mappings' extents read once, for many look-ups (one per thread)
    while they cannot change (every thread stopped). */
 struct maps_snap {

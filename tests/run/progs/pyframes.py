@@ -39,4 +39,11 @@ keep.append(lam())
 t = threading.Thread(target=in_thread)
 t.start()
 t.join()
+# heaptrace names a Python frame from its code object when it reads the
+# record (inline backend), which on a busy machine can come after this
+# program's exit has freed its functions (docs/python.md, "Python frames
+# on the default (inline) backend"). Loading a library makes the tracer
+# read every record made before it (it answers ld.so's change in ring
+# order, the program waiting) while the functions still live.
+import _lsprof  # noqa: E402,F401
 print(len(keep))

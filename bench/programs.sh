@@ -262,16 +262,7 @@ case_cc1() {
 case_python() {
 	label="python3, JSON dumps+loads of 100k records"
 	if [ ! -x /usr/bin/python3 ]; then skip python "$label" "no /usr/bin/python3"; return; fi
-	bench_case python "$label" /usr/bin/python3 -c '
-import json
-n = 100000
-d = [{"id": i, "name": "item%d" % i, "tags": ["a", "b", str(i % 97)], "v": i * 0.5}
-     for i in range(n)]
-s = json.dumps(d)
-e = json.loads(s)
-assert e == d
-print(len(s))
-'
+	bench_case python "$label" /usr/bin/python3 -c "$(cat bench/json_records.py)"
 }
 
 # One transaction (200k autocommits would time the page cache, not the

@@ -44,17 +44,8 @@ def rec(n):
 for _ in range(40):
     x = rec(60)
 '
-# bench/programs.sh's case_python, the same program.
-JSON='
-import json
-n = 100000
-d = [{"id": i, "name": "item%d" % i, "tags": ["a", "b", str(i % 97)], "v": i * 0.5}
-     for i in range(n)]
-s = json.dumps(d)
-e = json.loads(s)
-assert e == d
-print(len(s))
-'
+# bench/programs.sh's python program, the same one.
+JSON=$(cat bench/json_records.py)
 
 # secs CMD...: "WALL CPU" seconds of CMD (CPU: user + system of it and
 # its children, from /usr/bin/time: on a machine shared with other work

@@ -806,17 +806,18 @@ sampled_event(uint64_t interval, const struct ring_record *rec,
 }
 
 /* How many of REC's N words PCS are native addresses: those before its
-   first Python word (pyword.h). The answer to a RULE question carries
-   other words: all native. */
+   Python words (pyword.h), which the stub appends after them. Counted
+   from the end, so that a record without any (every record of a program
+   that is no Python) costs one look. The answer to a RULE question
+   carries other words: all native. */
 static unsigned
 words_native(const struct ring_record *rec, const uint64_t *pcs, unsigned n)
 {
 	if (rec->kind == RING_REC_RULE)
 		return n;
-	unsigned i = 0;
-	while (i < n && !py_word_is(pcs[i]))
-		i++;
-	return i;
+	while (n && py_word_is(pcs[n - 1]))
+		n--;
+	return n;
 }
 
 /* Fill IT for REC. IT is the drain's one item, zeroed when the drain

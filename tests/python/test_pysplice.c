@@ -31,18 +31,25 @@ fake(void *p)
 	return p;
 }
 
-/* A compact ASCII str object of TEXT (3.11's layout: text at +48). */
+/* A compact str object of TEXT with STATE (kind, compact, ascii bits;
+   3.11's layout: ASCII text at +48). */
 static uint8_t *
-make_str(const char *text)
+make_str_state(const char *text, uint32_t state)
 {
 	uint8_t *o = fake(calloc(1, 48 + strlen(text) + 1));
 	uint64_t len = strlen(text);
-	uint32_t state = 1u << 2 | 1u << 5 | 1u << 6;
 
 	memcpy(o + 16, &len, 8);
 	memcpy(o + 32, &state, 4);
 	memcpy(o + 48, text, len);
 	return o;
+}
+
+/* A compact ASCII str object of TEXT. */
+static uint8_t *
+make_str(const char *text)
+{
+	return make_str_state(text, 1u << 2 | 1u << 5 | 1u << 6);
 }
 
 static uint8_t *
@@ -244,6 +251,20 @@ check_walk_311(void)
 	      "invalid code: %u, %s", k, name_of(out[1]));
 	CHECK_FRAME(out, 1, "mod.K.outer (/app/mod.py:21)");
 	CHECK(py_interp_stats(py)->code_invalid > bad, "invalid counted");
+
+	/* A name whose state word is garbage (memory reused: the ASCII
+	   flag beside 4-byte characters, one character): not a name, and
+	   nothing read past its one byte of text (ASan). */
+	uint8_t *c_torn = make_code("torn", "/app/mod.py", 50, 0);
+	put64(c_torn, 128, addr(make_str_state("x", 4u << 2 | 1u << 5 |
+							 1u << 6)));
+	bad = py_interp_stats(py)->code_invalid;
+	uint64_t torn[] = { py_word_make(addr(c_torn), 1, 0), words[1],
+			    words[2] };
+	k = py_splice(py, pcs, 5, torn, 3, out, 16);
+	CHECK(k == 5 && out[2] == 0x7000, "torn name: %u, %s", k,
+	      name_of(out[1]));
+	CHECK(py_interp_stats(py)->code_invalid > bad, "torn name counted");
 	py_interp_free(py);
 }
 

@@ -93,11 +93,14 @@ read_str(const struct py_interp *py, uint64_t addr)
 	unsigned kind = state >> 2 & 7, compact = state >> 5 & 1,
 		 ascii = state >> 6 & 1;
 
+	/* The state word is the target's: memory reused since may hold any
+	   bits, and an ASCII flag beside a wide kind would read past the
+	   text. */
 	if (!compact || length > MAX_STRING ||
-	    (kind != 1 && kind != 2 && kind != 4))
+	    (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
 		return NULL;
 	size_t start = ascii ? l->ascii_size : l->compact_size;
-	size_t bytes = (size_t)length * (ascii ? 1 : kind);
+	size_t bytes = (size_t)length * kind;
 	uint8_t *text = ht_xmalloc(bytes + 1);
 
 	if (start + bytes <= (size_t)got)

@@ -23,6 +23,8 @@
 enum { BATCH = 1000, BATCHES = 301 };
 
 static uint64_t calls;
+/* How the walking stubs use their walk memo (ring.h). */
+static enum ring_memo_mode memo_mode = RING_MEMO_OFF;
 
 __attribute__((noinline)) static uint64_t
 fake_malloc(uint64_t size)
@@ -170,6 +172,7 @@ through_stub_py(uint32_t stack_copy, bool walk, unsigned depth,
 		env.on_rule = selfrule_get;
 		tracer_ring_walk_set(env.r, 80);
 	}
+	tracer_ring_memo_set(env.r, memo_mode);
 	if (py_frames_n)
 		python_publish(py_frames_n);
 	struct timing tm = { 0 };
@@ -238,6 +241,10 @@ main(void)
 	struct timing s4 = through_stub(4096, false, 0);
 	struct timing w0 = through_stub(0, selfrule_session() != NULL, 0);
 	struct timing w20 = through_stub(0, selfrule_session() != NULL, 20);
+	memo_mode = RING_MEMO_ON;
+	struct timing m0 = through_stub(0, selfrule_session() != NULL, 0);
+	struct timing m20 = through_stub(0, selfrule_session() != NULL, 20);
+	memo_mode = RING_MEMO_OFF;
 	struct timing p10 =
 		through_stub_py(0, selfrule_session() != NULL, 0, 10);
 	struct timing p64 =
@@ -254,6 +261,10 @@ main(void)
 	       w0.best, w0.drain);
 	printf("stub, walking 27 frames       %5.1f %5.1f %10.1f\n", w20.median,
 	       w20.best, w20.drain);
+	printf("stub, 7 frames, walk memo     %5.1f %5.1f %10.1f\n", m0.median,
+	       m0.best, m0.drain);
+	printf("stub, 27 frames, walk memo    %5.1f %5.1f %10.1f\n", m20.median,
+	       m20.best, m20.drain);
 	printf("stub, 7 + 10 Python frames    %5.1f %5.1f %10.1f\n",
 	       p10.median, p10.best, p10.drain);
 	printf("stub, 7 + 64 Python frames    %5.1f %5.1f %10.1f\n",

@@ -215,7 +215,16 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	uint64_t set_off = rule_off +
 			   (uint64_t)rule_cap * sizeof(struct ring_rule);
 	set_off = (set_off + page - 1) & ~(page - 1);
-	uint64_t data_off = set_off + sample_set_bytes(SAMPLE_SET_SHIFT);
+	uint64_t memo_off = set_off + sample_set_bytes(SAMPLE_SET_SHIFT);
+	memo_off = (memo_off + page - 1) & ~(page - 1);
+	/* A memo for each entry of the first segment (few threads walk at
+	   once; those of later entries walk every frame): memory only where
+	   a thread's walks wrote. */
+	uint32_t memo_slots = thread_cap < RING_MEMO_SLOTS_MAX
+				      ? thread_cap
+				      : RING_MEMO_SLOTS_MAX;
+	uint64_t data_off = memo_off +
+			    (uint64_t)memo_slots * sizeof(struct ring_memo);
 	data_off = (data_off + page - 1) & ~(page - 1);
 
 	struct tracer_ring *r = ht_xcalloc(1, sizeof(*r));
@@ -247,6 +256,9 @@ tracer_ring_new_on(int fd, uint64_t size, uint32_t thread_cap,
 	h->rule_shift = 64 - (uint32_t)__builtin_ctz(rule_cap);
 	h->set_off = set_off;
 	set_size(h, SAMPLE_SET_SHIFT);
+	h->memo_off = memo_off;
+	h->memo_slots = memo_slots;
+	h->walk_memo = RING_MEMO_ON;
 	consumer_link(h);
 	__atomic_store_n(&h->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	*out = r;
@@ -481,6 +493,23 @@ tracer_ring_notify_ack(struct tracer_ring *r, uint64_t pos)
 
 /* Entry T is another thread's from now on: nothing of the previous one's
    calls is in progress. */
+/* Entry T's memo counters into R's totals, and its memo emptied for a
+   new thread (a dead one's walk may have left it busy). */
+static void
+memo_retire(struct tracer_ring *r, struct ring_thread *t)
+{
+	struct ring_memo *m = ring_memo(r->h, t);
+	if (!m)
+		return;
+	r->st.memo_walks += m->walks;
+	r->st.memo_hits += m->hits;
+	r->st.memo_reused += m->reused;
+	r->st.memo_differed += m->differed;
+	m->walks = m->hits = m->reused = m->differed = 0;
+	m->n = 0;
+	m->busy = 0;
+}
+
 static void
 thread_retag(struct tracer_ring *r, struct ring_thread *t, uint32_t tid)
 {
@@ -492,6 +521,7 @@ thread_retag(struct tracer_ring *r, struct ring_thread *t, uint32_t tid)
 	t->sample_calls = 0;
 	t->outer_rsp = 0;
 	t->tid = tid;
+	memo_retire(r, t);
 }
 
 /* A free entry for a new key TCB in segment SEG: the first tombstone of
@@ -573,6 +603,7 @@ tracer_ring_thread_set(struct tracer_ring *r, uint64_t tcb, uint32_t tid,
 	slot->outer_hi = 0;
 	slot->internal = 0;
 	slot->sample_calls = 0;
+	memo_retire(r, slot);
 	if (r->h->sample_interval) {
 		/* Its own stream, the same in every run with this seed. */
 		slot->sample_rng = sample_stream(r->sample_seed, r->sample_proc,
@@ -619,6 +650,9 @@ tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
 		return;
 	r->st.internal += t->internal;
 	r->st.sample_skipped += t->sample_calls;
+	t->internal = 0;
+	t->sample_calls = 0;
+	memo_retire(r, t);
 	__atomic_store_n(&t->tcb, RING_TCB_DEAD, __ATOMIC_RELEASE);
 	/* Tombstones that end a probe chain can become empty: no key lies
 	   past them, so no lookup can need to walk over them. */
@@ -632,6 +666,12 @@ tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb)
 		__atomic_store_n(&all[i].tcb, 0, __ATOMIC_RELEASE);
 		r->thread_used[seg]--;
 	}
+}
+
+void
+tracer_ring_memo_set(struct tracer_ring *r, enum ring_memo_mode mode)
+{
+	r->h->walk_memo = mode;
 }
 
 int
@@ -972,6 +1012,21 @@ tracer_ring_pending(struct tracer_ring *r)
 	       __atomic_load_n(&r->h->tail, __ATOMIC_ACQUIRE);
 }
 
+/* Live entry T's memo counters into OUT. */
+static void
+memo_add(struct ring_header *h, const struct ring_thread *t,
+	 struct tracer_ring_stats *out)
+{
+	const struct ring_memo *m = ring_memo(h, t);
+	if (!m)
+		return;
+	out->memo_walks += __atomic_load_n(&m->walks, __ATOMIC_RELAXED);
+	out->memo_hits += __atomic_load_n(&m->hits, __ATOMIC_RELAXED);
+	out->memo_reused += __atomic_load_n(&m->reused, __ATOMIC_RELAXED);
+	out->memo_differed += __atomic_load_n(&m->differed,
+					      __ATOMIC_RELAXED);
+}
+
 void
 tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
 {
@@ -986,6 +1041,7 @@ tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
 					&t[i].internal, __ATOMIC_RELAXED);
 				out->sample_skipped += __atomic_load_n(
 					&t[i].sample_calls, __ATOMIC_RELAXED);
+				memo_add(r->h, &t[i], out);
 			}
 	}
 }

@@ -33,6 +33,11 @@ struct tracer_ring_stats {
 				    (--sampling-interval) */
 	uint64_t rules;    /* rule-table entries added */
 	uint64_t resets;   /* times the rule table was emptied */
+	uint64_t memo_walks;    /* walks that looked at their walk memo */
+	uint64_t memo_hits;     /* ... and took frames from it */
+	uint64_t memo_reused;   /* frames taken */
+	uint64_t memo_differed; /* RING_MEMO_CHECK: hits unlike the full
+				   walk */
 };
 
 /* Create a ring of SIZE data bytes (a power of two, at least a page), a
@@ -147,6 +152,9 @@ void tracer_ring_thread_remove(struct tracer_ring *r, uint64_t tcb);
    words must fit in a quarter of the ring), or copy them (MAX 0).
    Before any patch goes in. Returns 0 or -EINVAL. */
 int tracer_ring_walk_set(struct tracer_ring *r, uint32_t max);
+/* How stubs use their walk memos (ring.h; RING_MEMO_ON from the start).
+   Before any patch goes in. */
+void tracer_ring_memo_set(struct tracer_ring *r, enum ring_memo_mode mode);
 
 /* Have stubs record the Python frames of the allocating thread as PP
    says (tracer/python/pyword.h), from their next record on; NULL (or

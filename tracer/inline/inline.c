@@ -108,6 +108,20 @@ thread_cap(const struct tproc *p)
 	return cap;
 }
 
+/* How the stubs use their walk memos: HEAPTRACE_WALK_MEMO=no|yes|check
+   (tests and benchmarks compare them; docs/inline-backend.md, "The walk
+   memo"), yes when unset or anything else. */
+static enum ring_memo_mode
+walk_memo_mode(void)
+{
+	const char *v = getenv("HEAPTRACE_WALK_MEMO");
+	if (v && strcmp(v, "no") == 0)
+		return RING_MEMO_OFF;
+	if (v && strcmp(v, "check") == 0)
+		return RING_MEMO_CHECK;
+	return RING_MEMO_ON;
+}
+
 /* A ring for process P, into IP: stubs walk stacks when the sink can give
    them rules and a walk as deep as the unwinder's fits, else copy them;
    they stamp calls with the TSC when the clock is milliseconds and the TSC
@@ -134,6 +148,7 @@ ring_new(const struct tracer *t, struct tproc *p, struct inline_proc *ip,
 	if (t->sink->stub_rule &&
 	    tracer_ring_walk_set(ip->ring, t->max_pcs) != 0)
 		ht_debug("stacks too deep for the stubs to walk: copied");
+	tracer_ring_memo_set(ip->ring, walk_memo_mode());
 	if (t->opt->time_unit == HT_TIME_MS && tsc_usable())
 		tracer_ring_stamp(ip->ring);
 	ip->drain_time = t->opt->time_unit == HT_TIME_MS && !tsc_usable();
@@ -1172,6 +1187,12 @@ inline_report(struct tproc *p)
 		 (unsigned long long)hs->miss_pass,
 		 (unsigned long long)hs->full_waits,
 		 (unsigned long long)hs->notify_timeouts);
+	ht_error("stats: process %d: walk memo: %llu walks, %llu reused a "
+		 "suffix (%llu frames), %llu differed from the full walk",
+		 (int)p->pid, (unsigned long long)st.memo_walks,
+		 (unsigned long long)st.memo_hits,
+		 (unsigned long long)st.memo_reused,
+		 (unsigned long long)st.memo_differed);
 	if (tracer_ring_header(p->inl->ring)->sample_interval)
 		ht_error("stats: process %d: sampling: %llu allocations "
 			 "passed over in the target, %llu records; %llu "

@@ -13,7 +13,7 @@
 #include "tracer/python/pyword.h"
 
 #define RING_MAGIC 0x31474e4952544855ULL /* "UHTRING1" read as bytes */
-#define RING_VERSION 8
+#define RING_VERSION 9
 
 /* RING_F_*: header flags, set by the tracer. */
 #define RING_F_PASS 1u /* stubs call the originals and record nothing;
@@ -184,7 +184,7 @@ struct ring_header {
 	uint32_t rule_shift;    /* 64 - log2(rule_cap) */
 	uint32_t walk_max;      /* most addresses a stub records per stack;
 				   0: stubs copy stacks instead of walking */
-	uint32_t pad3;
+	uint32_t walk_memo;     /* enum ring_memo_mode */
 	uint64_t rule_gen;      /* even; odd while the tracer empties the
 				   rule table, bumped before and after */
 	uint32_t notify_seq;    /* questions asked (NOTIFY, THREAD, RULE
@@ -201,6 +201,11 @@ struct ring_header {
 				   RING_SET_SHIFT_MIN */
 	uint32_t pad4;
 	uint64_t set_homed_off; /* offset of the set's counts (sample.h) */
+	uint64_t memo_off;      /* offset of the walk memos (struct
+				   ring_memo), one per thread-table entry
+				   below MEMO_SLOTS */
+	uint32_t memo_slots;
+	uint32_t pad5;
 	/* How a stub reads the allocating thread's Python frames (pyword.h),
 	   written by the tracer once it knows the process's interpreter:
 	   every field, then MAX_FRAMES (release). Zero: no Python frames.
@@ -208,7 +213,8 @@ struct ring_header {
 	struct py_walk_params python __attribute__((aligned(64)));
 	/* struct ring_thread threads[thread_cap] at RING_HDR_FIXED, then
 	   struct ring_rule rules[rule_cap] at RULE_OFF, then
-	   struct sample_bucket set[] at SET_OFF */
+	   struct sample_bucket set[] at SET_OFF, then
+	   struct ring_memo memos[memo_slots] at MEMO_OFF */
 };
 
 _Static_assert(__builtin_offsetof(struct ring_header, head) == 64,
@@ -552,27 +558,134 @@ ring_rule_lookup(struct ring_header *h, uint64_t pc)
    as in the tracer's unwinder), and where the words it may read are: from
    LO to HI, at LO + BIAS in this address space (the stub reads the stack
    in place, BIAS 0; the tracer a copy of it). */
+struct ring_memo_frame;
+
 struct ring_walk {
 	uint64_t rsp, rbp;
 	uint64_t ra;       /* the return-address column: the caller's pc */
 	uint32_t known;
+	uint32_t rec_bad;  /* a read REC could not hold was made */
 	uint64_t lo, hi;
 	uint64_t bias;
+	struct ring_memo_frame *rec; /* not 0: every word read is noted
+					there (the stub's walk memo) */
 };
 
 #define RING_WALK_RSP 1u
 #define RING_WALK_RBP 2u
 #define RING_WALK_RA 4u
 
+/* ---- The walk memo (docs/inline-backend.md, "The walk memo") ----
+
+   A thread's last walk, kept so that the next one can stop walking where
+   the two stacks meet: a walk is a function of the frame it starts from
+   (its pc, registers and which of them are known), the rule table and
+   the words it reads, so a new walk that reaches a frame in the very
+   state of one of the memo's frames, and finds every word the memo's
+   walk read from there on still holding the value it read, would walk
+   the memo's frames again: it takes them instead. The check reads those
+   words independently of each other, where the walk reads one frame's
+   only after the last frame's. Anything else (another rule-table
+   generation, another stack top, a word changed) and the walk goes on as
+   if there were no memo: the stack is always the full walk's.
+
+   The memo's frames are in two parts, so that a walk that shares the
+   memo's outer frames copies nothing: the outer part in F, outermost
+   first, then the inner part in INNER[CUR], innermost first (a walk
+   notes its frames in INNER[!CUR] as it goes; taking the memo's frames
+   from F[J] out, it keeps F[0..J] and makes its own the inner part).
+   Only a match inside the inner part moves frames: those from the match
+   out go to F, once. Only the stub of the
+   thread whose table entry it belongs to touches a memo, so no atomics;
+   but a signal handler that allocates may interrupt a walk that uses
+   it: BUSY (that walk's entry rsp) tells the nested walk, deeper on the
+   same stack, to walk without it. A BUSY at or below a new walk's own
+   entry rsp was left by a walk that never finished (a handler that
+   longjmp'ed out of it): its frames are dropped. The tracer empties a
+   memo when a new thread takes the entry, and sums its counters. */
+#define RING_MEMO_FRAMES 128
+#define RING_MEMO_SLOTS_MAX 4096u
+#define RING_MEMO_INNERMOST 0x80u /* ring_memo_frame.known: frame 0 (its
+				     rules are looked up at its pc, not at
+				     pc - 1) */
+
+enum ring_memo_mode {
+	RING_MEMO_OFF,   /* every walk walks every frame */
+	RING_MEMO_ON,
+	RING_MEMO_CHECK, /* a walk that took the memo's frames walks them
+			    again, keeps those, and counts a difference */
+};
+
+/* One frame of a walk and the words its step to the caller read. */
+struct ring_memo_frame {
+	uint64_t pc;     /* the address recorded for the frame */
+	uint64_t rsp, rbp;
+	uint64_t val[3]; /* the words read, at RSP + OFF */
+	int32_t off[3];
+	uint8_t known;   /* RING_WALK_* of the frame, RING_MEMO_INNERMOST */
+	uint8_t nreads;
+	uint8_t pad[2];
+};
+
+struct ring_memo {
+	uint64_t gen;     /* the rule_gen F was walked under */
+	uint64_t hi;      /* the stack top it was walked under */
+	uint64_t busy;    /* entry rsp of the walk using the memo, 0: none */
+	uint32_t n;       /* frames in all, 0: none */
+	uint16_t outer;   /* of which in F */
+	uint8_t cur;      /* INNER[CUR] holds the others */
+	uint8_t capped;   /* the walk stopped at walk_max: its outermost
+			     frame made no step, what lies past it is not
+			     known */
+	uint64_t walks;   /* walks that looked at the memo */
+	uint64_t hits;    /* ... and took frames from it */
+	uint64_t reused;  /* frames taken */
+	uint64_t differed; /* RING_MEMO_CHECK: hits the full walk did not
+			      agree with */
+	struct ring_memo_frame f[RING_MEMO_FRAMES];           /* outermost
+								 first */
+	struct ring_memo_frame inner[2][RING_MEMO_FRAMES];    /* innermost
+								 first */
+};
+
+_Static_assert(sizeof(struct ring_memo_frame) == 64, "a line a frame");
+_Static_assert(sizeof(struct ring_memo) % 64 == 0, "memos line up");
+
+/* Thread-table entry T's memo, or 0 when it has none. */
+static inline struct ring_memo *
+ring_memo(struct ring_header *h, const struct ring_thread *t)
+{
+	uint64_t i = (uint64_t)(t - ring_threads(h));
+	if (i >= h->memo_slots)
+		return 0;
+	return (struct ring_memo *)((uint8_t *)h + h->memo_off) + i;
+}
+
+/* Note the word VAL read at ADDR in W's memo frame. */
+static inline void
+ring_memo_note(struct ring_walk *w, uint64_t addr, uint64_t val)
+{
+	struct ring_memo_frame *r = w->rec;
+	int64_t off = (int64_t)(addr - r->rsp);
+	if (r->nreads >= 3 || off != (int32_t)off) {
+		w->rec_bad = 1;
+		return;
+	}
+	r->off[r->nreads] = (int32_t)off;
+	r->val[r->nreads++] = val;
+}
+
 /* The word at ADDR into *OUT when it lies inside W's bounds (for the stub
    everything from F's entry rsp to the top of the mapping holding it is
    mapped, so such a read cannot fault). Returns 0 otherwise. */
 static inline int
-ring_walk_read(const struct ring_walk *w, uint64_t addr, uint64_t *out)
+ring_walk_read(struct ring_walk *w, uint64_t addr, uint64_t *out)
 {
 	if (addr < w->lo || w->hi - w->lo < 8 || addr > w->hi - 8)
 		return 0;
 	*out = *(const volatile uint64_t *)(uintptr_t)(addr + w->bias);
+	if (w->rec)
+		ring_memo_note(w, addr, *out);
 	return 1;
 }
 
@@ -580,7 +693,7 @@ ring_walk_read(const struct ring_walk *w, uint64_t addr, uint64_t *out)
    *VAL, by the rule LOC, OFF: into *VAL, and BIT into *KNOWN when it is
    known. Returns 0 for a read out of bounds. */
 static inline int
-ring_walk_value(const struct ring_walk *w, uint8_t loc, int32_t off,
+ring_walk_value(struct ring_walk *w, uint8_t loc, int32_t off,
 		uint64_t cfa, int cfa_ok, uint32_t bit, uint64_t *val,
 		uint32_t *known)
 {

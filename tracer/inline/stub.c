@@ -444,15 +444,213 @@ rule_find(struct ring_header *h, const struct ring_thread *t,
 	return ring_rule_lookup(h, at);
 }
 
+/* Copy a memo frame without a call (no memcpy in the stub). */
+static inline void
+memo_frame_copy(struct ring_memo_frame *dst, const struct ring_memo_frame *src)
+{
+	const uint64_t *s = (const uint64_t *)src;
+	uint64_t *d = (uint64_t *)dst;
+	for (unsigned i = 0; i < sizeof(*src) / 8; i++)
+		d[i] = s[i];
+}
+
+/* The memo M of thread T for a walk from entry rsp RSP, marked busy, or 0
+   when there is none, or a walk lower on this stack is using it. */
+static inline struct ring_memo *
+memo_claim(struct ring_header *h, const struct ring_thread *t, uint64_t rsp)
+{
+	if (!h->walk_memo)
+		return 0;
+	struct ring_memo *m = ring_memo(h, t);
+	if (!m)
+		return 0;
+	volatile struct ring_memo *vm = m;
+	uint64_t busy = vm->busy;
+	if (busy && rsp < busy)
+		return 0; /* we interrupt that walk */
+	if (busy)
+		vm->n = 0; /* left half done: drop it */
+	vm->busy = rsp;
+	__asm__ volatile("" ::: "memory");
+	return m;
+}
+
+static inline void
+memo_release(struct ring_memo *m)
+{
+	__asm__ volatile("" ::: "memory");
+	((volatile struct ring_memo *)m)->busy = 0;
+}
+
+/* The memo's frame I, counted from the outermost. */
+static inline const struct ring_memo_frame *
+memo_at(const struct ring_memo *m, uint32_t i)
+{
+	return i < m->outer ? &m->f[i] : &m->inner[m->cur][m->n - 1 - i];
+}
+
+/* Whether memo frame MF is the frame W stands in, whose address is PC
+   (INNER: it is the walk's first). */
+static inline int
+memo_frame_same(const struct ring_memo_frame *mf, uint64_t pc,
+		const struct ring_walk *w, uint8_t inner)
+{
+	return mf->pc == pc && mf->rsp == w->rsp && mf->rbp == w->rbp &&
+	       mf->known == (uint8_t)(w->known | inner);
+}
+
+/* Whether the words memo frame MF read still hold their values, each at
+   or above LO: 0 if so. */
+static inline uint64_t
+memo_frame_differs(const struct ring_memo_frame *mf, uint64_t lo)
+{
+	uint64_t differ = 0;
+	for (unsigned r = 0; r < mf->nreads; r++) {
+		uint64_t at = mf->rsp + (uint64_t)(int64_t)mf->off[r];
+		differ |= (uint64_t)(at < lo);
+		differ |= *(const volatile uint64_t *)(uintptr_t)at ^
+			  mf->val[r];
+	}
+	return differ;
+}
+
+/* Whether every word the memo's frames 0..J read still holds, each at or
+   above LO. Returns J + 1 if so, else the first frame whose words do not
+   (no walk that shares it can use the memo). */
+static inline uint32_t
+memo_check(const struct ring_memo *m, uint32_t j, uint64_t lo)
+{
+	uint32_t i = 0;
+	for (; i <= j && i < m->outer; i++)
+		if (memo_frame_differs(&m->f[i], lo))
+			return i;
+	const struct ring_memo_frame *in = m->inner[m->cur];
+	for (; i <= j; i++)
+		if (memo_frame_differs(&in[m->n - 1 - i], lo))
+			return i;
+	return j + 1;
+}
+
+/* The memo's side of a walk: where the memo stands (its frames not yet
+   passed, and the first frame known not to hold), and what it gave. */
+struct memo_walk {
+	struct ring_memo *m;
+	uint32_t cursor; /* memo frames 0..CURSOR-1 still ahead */
+	uint32_t limit;  /* a match must lie below this frame */
+	uint32_t match;  /* the memo frame matched, plus one; 0: none */
+	uint32_t taken;  /* frames the walk took from the memo */
+	int recording;   /* the walk's frames go to the free inner part */
+};
+
+/* At frame N - 1 of a walk (state W, address PCS[N - 1]): when the memo
+   has that frame and every word from there on holds, its outer frames
+   into PCS (up to MAX in all) and the new count; else 0 (walk on). */
+static inline uint32_t
+memo_try(struct memo_walk *mw, const struct ring_walk *w, uint64_t *pcs,
+	 uint32_t n, uint32_t max, uint8_t inner)
+{
+	const struct ring_memo *m = mw->m;
+	while (mw->cursor && memo_at(m, mw->cursor - 1)->rsp < w->rsp)
+		mw->cursor--;
+	if (!mw->cursor || mw->cursor > mw->limit)
+		return 0;
+	uint32_t j = mw->cursor - 1;
+	if (!memo_frame_same(memo_at(m, j), pcs[n - 1], w, inner))
+		return 0;
+	/* A capped memo knows nothing past its frame 0: enough only if the
+	   walk would stop at MAX before it. */
+	if (m->capped && n + j < max)
+		return 0;
+	uint32_t ok = memo_check(m, j, w->lo);
+	if (ok <= j) {
+		mw->limit = ok;
+		return 0;
+	}
+	uint32_t k = j < max - n ? j : max - n;
+	for (uint32_t i = 0; i < k; i++)
+		pcs[n + i] = memo_at(m, j - 1 - i)->pc;
+	mw->match = j + 1;
+	mw->taken = k;
+	return n + k;
+}
+
+/* Note the state of frame N - 1 (address PC) in the free inner part, its
+   reads to follow; stop recording past its room. */
+static inline void
+memo_note_frame(struct memo_walk *mw, struct ring_walk *w, uint32_t n,
+		uint64_t pc, uint8_t inner)
+{
+	if (!mw->recording)
+		return;
+	if (n > RING_MEMO_FRAMES) {
+		mw->recording = 0;
+		w->rec = 0;
+		return;
+	}
+	struct ring_memo_frame *r = &mw->m->inner[!mw->m->cur][n - 1];
+	r->pc = pc;
+	r->rsp = w->rsp;
+	r->rbp = w->rbp;
+	r->known = (uint8_t)(w->known | inner);
+	r->nreads = 0;
+	w->rec = r;
+}
+
+/* Make the memo the memo's frames 0..KEEP-1 and, inside them, the OWN
+   frames just noted (gen GEN, stack top HI, CAPPED as the outermost
+   frame's walk was). */
+static inline void
+memo_store(struct ring_memo *m, uint32_t keep, uint32_t own, uint8_t capped,
+	   uint64_t gen, uint64_t hi)
+{
+	uint32_t n = m->n;
+	m->n = 0; /* a nested walk finds none while this is half done */
+	__asm__ volatile("" ::: "memory");
+	/* The kept frames of the inner part join the outer one. */
+	for (uint32_t i = m->outer; i < keep; i++)
+		memo_frame_copy(&m->f[i], &m->inner[m->cur][n - 1 - i]);
+	m->outer = (uint16_t)keep;
+	m->cur = !m->cur;
+	m->gen = gen;
+	m->hi = hi;
+	m->capped = capped;
+	__asm__ volatile("" ::: "memory");
+	m->n = keep + own;
+}
+
+/* After a walk of N frames that is to be trusted: the memo made to hold
+   it, when it fits (a walk cut short at MAX that took memo frames leaves
+   the memo as it was: its outer frames are not the memo's). */
+static void
+memo_after(struct memo_walk *mw, const struct ring_walk *w, uint32_t n,
+	   uint32_t max, uint64_t gen, uint64_t hi)
+{
+	struct ring_memo *m = mw->m;
+	m->walks++;
+	if (mw->match) {
+		uint32_t j = mw->match - 1;
+		m->hits++;
+		m->reused += mw->taken;
+		uint32_t own = n - mw->taken - 1; /* before the matched frame */
+		if (mw->taken == j && mw->recording && !w->rec_bad &&
+		    j + 1 + own <= RING_MEMO_FRAMES)
+			memo_store(m, j + 1, own, m->capped, gen, hi);
+		return;
+	}
+	if (mw->recording && !w->rec_bad)
+		memo_store(m, 0, n, n == max, gen, hi);
+}
+
 /* Walk the stack of the call F (entry registers in FR) into PCS, at most
    MAX addresses: F's entry, then each caller's return address, exactly as
    far as the tracer's unwinder goes. Returns how many, or 0 and *WHY when
-   the stack is to be copied for the tracer to unwind instead. Runs at F's
+   the stack is to be copied for the tracer to unwind instead; *HIT is set
+   when frames came from the memo M (0: walk every frame). Runs at F's
    return: nothing F did changed the stack above its entry rsp. */
 static uint32_t
 walk(struct ring_header *h, const struct ring_thread *t,
      const struct stub_frame *fr, const struct ring_fn *d, uint64_t *pcs,
-     uint32_t max, uint8_t *why)
+     uint32_t max, uint8_t *why, struct ring_memo *m, int *hit)
 {
 	uint64_t gen = __atomic_load_n(&h->rule_gen, __ATOMIC_ACQUIRE);
 	uint64_t rsp = (uint64_t)&fr->ret;
@@ -465,11 +663,31 @@ walk(struct ring_header *h, const struct ring_thread *t,
 		.hi = t->stack_hi,
 		.bias = 0, /* the stack itself */
 	};
+	struct memo_walk mw = { .m = m };
+	if (m) {
+		int fresh = m->gen == gen && m->hi == t->stack_hi;
+		mw.cursor = fresh ? m->n : 0;
+		mw.limit = mw.cursor;
+		mw.recording = 1;
+	}
 	uint64_t at = d->entry; /* the innermost frame: at its pc */
+	uint8_t inner = RING_MEMO_INNERMOST;
 	uint32_t n = 0;
 	*why = RING_COPY_NONE;
+	*hit = 0;
 	pcs[n++] = d->entry;
-	while (n < max) {
+	for (;;) {
+		if (m) {
+			uint32_t got = memo_try(&mw, &w, pcs, n, max, inner);
+			if (got) {
+				n = got;
+				*hit = 1;
+				break;
+			}
+			memo_note_frame(&mw, &w, n, pcs[n - 1], inner);
+		}
+		if (n >= max)
+			break;
 		const struct ring_rule *ru = rule_find(h, t, fr, d, at, &w);
 		if (!ru || ru->kind == RING_RULE_COPY) {
 			*why = RING_COPY_RULE;
@@ -484,6 +702,7 @@ walk(struct ring_header *h, const struct ring_thread *t,
 			break;
 		pcs[n++] = w.ra;
 		at = w.ra - 1; /* inside the call instruction */
+		inner = 0;
 	}
 	/* Every rule read above came from one state of the table, or what
 	   they led to is not to be trusted, the reason to copy included. */
@@ -491,7 +710,41 @@ walk(struct ring_header *h, const struct ring_thread *t,
 	if ((gen & 1) ||
 	    __atomic_load_n(&h->rule_gen, __ATOMIC_RELAXED) != gen)
 		*why = RING_COPY_RESET;
-	return *why == RING_COPY_NONE ? n : 0;
+	if (*why != RING_COPY_NONE)
+		return 0;
+	if (m)
+		memo_after(&mw, &w, n, max, gen, t->stack_hi);
+	return n;
+}
+
+/* A walk into PCS (MAX) by the memo M of the thread when it has one; under
+   RING_MEMO_CHECK, a walk that took the memo's frames is made again
+   without it, and that one is kept (a difference counted). */
+static uint32_t
+walk_stack(struct ring_header *h, const struct ring_thread *t,
+	   const struct stub_frame *fr, const struct ring_fn *d, uint64_t *pcs,
+	   uint32_t max, uint8_t *why)
+{
+	struct ring_memo *m = memo_claim(h, t, (uint64_t)&fr->ret);
+	int hit;
+	uint32_t n = walk(h, t, fr, d, pcs, max, why, m, &hit);
+	if (m && hit && h->walk_memo == RING_MEMO_CHECK) {
+		uint64_t full[max];
+		int again;
+		uint32_t k = walk(h, t, fr, d, full, max, why, 0, &again);
+		int same = k == n;
+		for (uint32_t i = 0; same && i < n; i++)
+			same = full[i] == pcs[i];
+		if (!same) {
+			m->differed++;
+			for (uint32_t i = 0; i < k; i++)
+				pcs[i] = full[i];
+			n = k;
+		}
+	}
+	if (m)
+		memo_release(m);
+	return n;
 }
 
 /* ---- Python frames (tracer/python/pyword.h) ----
@@ -768,7 +1021,7 @@ emit_with_stack_args(struct ring_header *h, const struct ring_thread *t,
 		/* On the stack walked, below its lo; the Python words
 		   follow the addresses. */
 		uint64_t pcs[max + PY_MAX_FRAMES];
-		uint32_t n = walk(h, t, f, d, pcs, max, &why);
+		uint32_t n = walk_stack(h, t, f, d, pcs, max, &why);
 		if (n) {
 			n += py_words(h, t, pcs + n, PY_MAX_FRAMES);
 			emit_args(h, t->tid, f, d, kind, args, result,

@@ -505,7 +505,8 @@ memo_retire(struct tracer_ring *r, struct ring_thread *t)
 	r->st.memo_hits += m->hits;
 	r->st.memo_reused += m->reused;
 	r->st.memo_differed += m->differed;
-	m->walks = m->hits = m->reused = m->differed = 0;
+	r->st.memo_walked += m->walked;
+	m->walks = m->hits = m->reused = m->differed = m->walked = 0;
 	m->n = 0;
 	m->busy = 0;
 }
@@ -1025,6 +1026,7 @@ memo_add(struct ring_header *h, const struct ring_thread *t,
 	out->memo_reused += __atomic_load_n(&m->reused, __ATOMIC_RELAXED);
 	out->memo_differed += __atomic_load_n(&m->differed,
 					      __ATOMIC_RELAXED);
+	out->memo_walked += __atomic_load_n(&m->walked, __ATOMIC_RELAXED);
 }
 
 void

@@ -36,6 +36,7 @@ struct tracer_ring_stats {
 	uint64_t memo_walks;    /* walks that looked at their walk memo */
 	uint64_t memo_hits;     /* ... and took frames from it */
 	uint64_t memo_reused;   /* frames taken */
+	uint64_t memo_walked;   /* frames the walks recorded in all */
 	uint64_t memo_differed; /* RING_MEMO_CHECK: hits unlike the full
 				   walk */
 };

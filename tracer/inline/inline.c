@@ -1188,11 +1188,13 @@ inline_report(struct tproc *p)
 		 (unsigned long long)hs->full_waits,
 		 (unsigned long long)hs->notify_timeouts);
 	ht_error("stats: process %d: walk memo: %llu walks, %llu reused a "
-		 "suffix (%llu frames), %llu differed from the full walk",
+		 "suffix (%llu frames), %llu differed from the full walk; "
+		 "%llu frames in all",
 		 (int)p->pid, (unsigned long long)st.memo_walks,
 		 (unsigned long long)st.memo_hits,
 		 (unsigned long long)st.memo_reused,
-		 (unsigned long long)st.memo_differed);
+		 (unsigned long long)st.memo_differed,
+		 (unsigned long long)st.memo_walked);
 	if (tracer_ring_header(p->inl->ring)->sample_interval)
 		ht_error("stats: process %d: sampling: %llu allocations "
 			 "passed over in the target, %llu records; %llu "

@@ -642,6 +642,8 @@ struct ring_memo {
 	uint64_t reused;  /* frames taken */
 	uint64_t differed; /* RING_MEMO_CHECK: hits the full walk did not
 			      agree with */
+	uint64_t walked;  /* frames the walks recorded, taken ones too */
+	uint64_t pad2[7];
 	struct ring_memo_frame f[RING_MEMO_FRAMES];           /* outermost
 								 first */
 	struct ring_memo_frame inner[2][RING_MEMO_FRAMES];    /* innermost

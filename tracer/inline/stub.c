@@ -627,6 +627,7 @@ memo_after(struct memo_walk *mw, const struct ring_walk *w, uint32_t n,
 {
 	struct ring_memo *m = mw->m;
 	m->walks++;
+	m->walked += n;
 	if (mw->match) {
 		uint32_t j = mw->match - 1;
 		m->hits++;

@@ -30,7 +30,9 @@
 # native under it. CPU=1 adds a table of CPU seconds (user + system, of
 # the program and heaptrace together, from /usr/bin/time) as ratios to
 # native: on a machine loaded by other work, wall times follow the share
-# of the CPUs each run got more than the tool. The start-up section compares Massif whenever valgrind
+# of the CPUs each run got more than the tool. NOMEMO=1 adds a column of
+# heaptrace with its stub's walk memo off (HEAPTRACE_WALK_MEMO=no,
+# docs/inline-backend.md), interleaved too. The start-up section compares Massif whenever valgrind
 # is installed (about half a second a run).
 # Exit status 1 when a heaptrace run exited otherwise than the native run
 # or printed other output; 2 for a bad argument.
@@ -84,6 +86,7 @@ if [ "${HEAPTRACK:-yes}" != no ] && have heaptrack; then HK=yes; else HK=; fi
 if have valgrind; then VG=yes; else VG=; fi
 if [ "$MASSIF" = 1 ] && [ -n "$VG" ]; then MS=yes; else MS=; fi
 if [ "$SAMPLING" != 0 ]; then HS=yes; else HS=; fi
+if [ "${NOMEMO:-0}" = 1 ]; then HM=yes; else HM=; fi
 
 # Deterministic hashing: every perl run does the same work.
 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 export PERL_HASH_SEED PERL_PERTURB_KEYS
@@ -143,13 +146,14 @@ STATUS=0
 : >"$W/sampled"
 : >"$W/cputable"
 
-# row NAME NATIVE HT HS HK MS EVENTS RSS LABEL: one line of the table
-# (HS only with SAMPLING, MS only with MASSIF=1).
+# row NAME NATIVE HT HM HS HK MS EVENTS RSS LABEL: one line of the table
+# (HM only with NOMEMO=1, HS only with SAMPLING, MS only with MASSIF=1).
 row() {
-	r_name=$1 r_native=$2 r_ht=$3 r_hs=$4
-	shift 4
+	r_name=$1 r_native=$2 r_ht=$3 r_hm=$4 r_hs=$5
+	shift 5
 	{
 		printf '%-8s %9s %10s' "$r_name" "$r_native" "$r_ht"
+		[ -z "$HM" ] || printf ' %10s' "$r_hm"
 		[ -z "$HS" ] || printf ' %10s' "$r_hs"
 		printf ' %10s' "$1"
 		[ -z "$MS" ] || printf ' %10s' "$2"
@@ -159,7 +163,7 @@ row() {
 
 # skip NAME LABEL WHY: a type that cannot run here.
 skip() {
-	row "$1" n/a n/a n/a n/a n/a n/a n/a "$2"
+	row "$1" n/a n/a n/a n/a n/a n/a n/a n/a "$2"
 	echo "$1: n/a: $3" >>"$W/notes"
 }
 
@@ -170,6 +174,10 @@ bench_case() {
 	for r in $(seq "$RUNS"); do
 		timed "$name.native" "$@"
 		timed "$name.ht" "$HT" run -q --massif-out-file="$W/ht.out" -- "$@"
+		if [ -n "$HM" ]; then
+			timed "$name.hm" env HEAPTRACE_WALK_MEMO=no "$HT" run -q \
+				--massif-out-file="$W/ht.out" -- "$@"
+		fi
 		if [ -n "$HS" ]; then
 			timed "$name.hs" "$HT" run -q --sampling-interval="$SAMPLING" \
 				--massif-out-file="$W/ht.out" -- "$@"
@@ -218,14 +226,15 @@ bench_case() {
 	[ -n "$events" ] || echo "$name: --stats=yes printed no event count: $(head -1 "$W/$name.stats")" >>"$W/notes"
 
 	n=$(med "$name.native"); h=$(med "$name.ht"); k=$(med "$name.hk"); m=$(med "$name.ms")
-	s=$(med "$name.hs")
-	row "$name" "$(printf '%.3f s' "$n")" "$(ratio "$h" "$n")" "$(ratio "$s" "$n")" \
+	s=$(med "$name.hs"); hm=$(med "$name.hm")
+	row "$name" "$(printf '%.3f s' "$n")" "$(ratio "$h" "$n")" "$(ratio "$hm" "$n")" "$(ratio "$s" "$n")" \
 		"$(ratio "$k" "$n")" "$(ratio "$m" "$n")" "${events:-?}" "${rss:-?}" "$label"
 	[ -z "$s" ] || echo "$name $(ratio "$s" "$n") $s $n" >>"$W/sampled"
 	if [ "$CPU" = 1 ]; then
 		cn=$(med_cpu "$name.native")
-		printf '%-8s %9s %10s %10s %10s\n' "$name" "$(printf '%.2f s' "$cn")" \
-			"$(ratio "$(med_cpu "$name.ht")" "$cn")" "$(ratio "$(med_cpu "$name.hs")" "$cn")" \
+		printf '%-8s %9s %10s %10s %10s %10s\n' "$name" "$(printf '%.2f s' "$cn")" \
+			"$(ratio "$(med_cpu "$name.ht")" "$cn")" "$(ratio "$(med_cpu "$name.hm")" "$cn")" \
+			"$(ratio "$(med_cpu "$name.hs")" "$cn")" \
 			"$(ratio "$(med_cpu "$name.hk")" "$cn")" >>"$W/cputable"
 	fi
 	[ -z "$k" ] || echo "$name $(ratio "$h" "$n") $(ratio "$k" "$n") $h $k" >>"$W/cmp"
@@ -371,7 +380,7 @@ echo "heaptrace programs bench: $HT; medians of $RUNS interleaved runs, wall tim
 [ "$MASSIF" != 1 ] || [ -n "$MS" ] || echo "(MASSIF=1 but no valgrind: its column is n/a)"
 echo "load at start: $(uptime | sed 's/.*load average/load average/')"
 
-row type native heaptrace "$SAMPLING" heaptrack "massif($MASSIF_RUNS)" events "tracer RSS" program
+row type native heaptrace "no memo" "$SAMPLING" heaptrack "massif($MASSIF_RUNS)" events "tracer RSS" program
 ran=
 for t in $TYPES; do
 	selected "$t" || continue
@@ -383,10 +392,11 @@ if [ -n "$ran" ]; then
 	cat "$W/table"
 	echo "(events: allocator calls heaptrace recorded, summed over processes; tracer RSS: heaptrace's own peak, the target's not included; both from one more run with --stats=yes)"
 	[ -z "$HS" ] || echo "(column $SAMPLING: heaptrace run -q --sampling-interval=$SAMPLING)"
+	[ -z "$HM" ] || echo "(column no memo: HEAPTRACE_WALK_MEMO=no heaptrace run -q: the stub walks every frame)"
 	if [ -s "$W/cputable" ]; then
 		echo
 		echo "CPU seconds, user + system, of the program and heaptrace together (medians; ratios to native):"
-		printf '%-8s %9s %10s %10s %10s\n' type native heaptrace "$SAMPLING" heaptrack
+		printf '%-8s %9s %10s %10s %10s %10s\n' type native heaptrace "no memo" "$SAMPLING" heaptrack
 		cat "$W/cputable"
 	fi
 fi

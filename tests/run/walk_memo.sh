@@ -7,9 +7,9 @@
 #  1. natively, twice: the same output both times, exit 0;
 #  2. HEAPTRACE_WALK_MEMO=check, --stats=yes: the program's output and
 #     status as natively; one stats line, M = 0 (every reused suffix was
-#     what the full walk found), H >= --reused and F >= --frames (the
-#     memo was used, on long suffixes: the bounds come from the program's
-#     header);
+#     what the full walk found), H >= --reused, F >= --frames and
+#     F >= --ratio x H (the memo was used, on long suffixes: the bounds
+#     come from the program's header);
 #  3. profiles (--time-unit=B --threshold=0 --peak-inaccuracy=0
 #     --detailed-freq=1 --depth=60, --serial-arg's run of the program,
 #     without --ignore-fn's allocations): memo `no` twice, identical once
@@ -24,6 +24,7 @@
 # FLAGS:
 #   --reused N        H's lower bound under check and yes
 #   --frames N        F's lower bound under check
+#   --ratio R         F / H's lower bound under check (an integer)
 #   --serial-arg WORD the program's argument for the profile runs (a run
 #                     whose profile does not depend on the threads'
 #                     interleaving)
@@ -33,11 +34,12 @@
 set -u
 . "$(dirname "$0")/../lib.sh" || exit 99
 
-reused=1 frames=1 serial_arg= ignore_fn=
+reused=1 frames=1 ratio=1 serial_arg= ignore_fn=
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
 	case $1 in
 	--reused) reused=$2; shift 2 ;;
 	--frames) frames=$2; shift 2 ;;
+	--ratio) ratio=$2; shift 2 ;;
 	--serial-arg) serial_arg=$2; shift 2 ;;
 	--ignore-fn) ignore_fn=$2; shift 2 ;;
 	--skip) skip "$2" ;;
@@ -118,6 +120,8 @@ else
 	[ "$m" -eq 0 ] || fail "check: $m walks that reused a suffix differed from the full walk"
 	[ "$h" -ge "$reused" ] || fail "check: $h walks reused a suffix, at least $reused expected"
 	[ "$f" -ge "$frames" ] || fail "check: $f frames reused, at least $frames expected"
+	[ "$f" -ge $((ratio * h)) ] ||
+		fail "check: $f frames reused by $h walks, at least $ratio each expected"
 	[ "$h" -le "$w" ] || fail "check: $h walks reused a suffix out of $w"
 fi
 

@@ -16,7 +16,10 @@
 #     cmd:/desc: lines are dropped and code addresses masked (else the
 #     harness is wrong: exit 99), then memo `yes` identical to them; the
 #     program's output as natively; `no` reuses nothing (H = 0), `yes`
-#     reuses at least --reused suffixes.
+#     reuses at least --reused suffixes;
+#  4. --backend=ptrace's run of the same: the same heap over time (time,
+#     mem_heap_B, mem_heap_extra_B of every snapshot), and no allocation
+#     of the `check` run (no --ignore-fn) ignored.
 # Exit 0 pass, 1 fail, 77 skip, 99 harness error. HT_KEEP=DIR keeps the
 # runs' files in DIR.
 #
@@ -82,7 +85,7 @@ same_run() {
 # there is not exactly one.
 memo_stats() {
 	local lines
-	lines=$(sed -n 's/^.*stats: process [0-9]*: walk memo: \([0-9]*\) walks, \([0-9]*\) reused a suffix (\([0-9]*\) frames), \([0-9]*\) differed from the full walk$/\1 \2 \3 \4/p' \
+	lines=$(sed -n 's/^.*stats: process [0-9]*: walk memo: \([0-9]*\) walks, \([0-9]*\) reused a suffix (\([0-9]*\) frames), \([0-9]*\) differed from the full walk; [0-9]* frames in all$/\1 \2 \3 \4/p' \
 		"$tmp/$1.err")
 	[ -n "$lines" ] && [ "$(printf '%s\n' "$lines" | wc -l)" -eq 1 ] || return 1
 	echo "$lines"
@@ -152,10 +155,24 @@ else
 	fail "yes: no walk memo stats line (or more than one) in heaptrace's stderr"
 fi
 
+# 4. the heap over time is the ptrace backend's: an allocation the stub
+# cannot walk (on a sigaltstack or a coroutine's stack) still counts
+# (docs/inline-backend.md, "Copy")
+run ptrace none "$ht" run --backend=ptrace "${profile_opts[@]}" \
+	--massif-out-file="$tmp/ptrace.massif" -- "$prog" "${serial[@]}"
+same_run ptrace "$ref"
+heap_series() {
+	grep -E '^(time|mem_heap_B|mem_heap_extra_B)=' "$1"
+}
+cmp -s <(heap_series "$tmp/yes.massif") <(heap_series "$tmp/ptrace.massif") ||
+	fail "the inline backend's heap over time differs from --backend=ptrace's: $(diff <(heap_series "$tmp/ptrace.massif") <(heap_series "$tmp/yes.massif") | head -6)"
+grep -q 'events ([^)]* 0 ignored' "$tmp/check.err" ||
+	fail "check: allocations ignored: $(grep -o '[0-9]* ignored' "$tmp/check.err")"
+
 if [ "$fails" -ne 0 ]; then
 	for f in check.err yes.err; do
 		echo "--- heaptrace's stderr ($f)"
 		grep 'stats:\|heaptrace:' "$tmp/$f" | head -20
 	done
 fi
-pass_or_fail "walk memo exact: $summary; profiles identical with and without it"
+pass_or_fail "walk memo exact: $summary; profiles identical with and without it, heap as under ptrace"

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
+#include "common/synthframe.h"
 #include "common/xalloc.h"
 #include "tracer/inline/consumer.h"
 #include "tracer/inline/pymemo.h"
@@ -986,6 +987,23 @@ python_splice(struct tracer *t, struct inline_proc *ip, struct tproc *p,
 	ev->npcs = n;
 }
 
+/* A stack the stub could not read (rsp off the thread's known stack: a
+   sigaltstack handler, a coroutine's stack) unwinds to the allocator
+   alone, which the profile would ignore, and the block's bytes with it:
+   a frame saying so stands for its callers (docs/inline-backend.md,
+   "Copy"). Returns the new count of PCS (room MAX). */
+static unsigned
+off_stack_frame(uint64_t *pcs, unsigned n, unsigned max)
+{
+	if (n > 1 || n >= max)
+		return n;
+	if (n == 0)
+		return 0;
+	pcs[n++] = synth_frame_intern("stack not walked",
+				      "rsp off the thread's stack", 0);
+	return n;
+}
+
 static int
 deliver(void *arg, const struct tracer_ring_item *it)
 {
@@ -1026,6 +1044,9 @@ deliver(void *arg, const struct tracer_ring_item *it)
 		if (ev.npcs)
 			t->pcs_scratch[0] = innermost(d->ip, it->rec,
 						      t->pcs_scratch[0]);
+		if (it->copied == RING_COPY_NO_STACK)
+			ev.npcs = off_stack_frame(t->pcs_scratch, ev.npcs,
+						  t->max_pcs);
 	}
 	if (it->npywords && p->python && (it->npcs || it->copied))
 		python_splice(t, d->ip, p, it, &ev);

@@ -934,6 +934,20 @@ deep_chain(unsigned i, unsigned len)
 	return deep[i];
 }
 
+/* The largest memo seen between the steps, and whether its frames ever
+   stood past its room. */
+static unsigned room_seen;
+
+static void
+room_note(void)
+{
+	struct ring_memo *m = my_memo();
+	if (m->n > room_seen)
+		room_seen = m->n;
+	if (m->outer > m->n && room_seen <= RING_MEMO_FRAMES)
+		room_seen = RING_MEMO_FRAMES + 1;
+}
+
 static void
 test_deep(void)
 {
@@ -942,32 +956,48 @@ test_deep(void)
 	struct step s0 = { .kinds = "", .walk_max = MAX, .mode = RING_MEMO_ON };
 	run_series(&s0, 1, 40);
 	unsigned base = step_len(40, 0);
-	/* Walks of 126 to 129 frames (one of each parity about the memo's
-	   room), of over 160, and deeper than the cap. */
+	/* Walks of 127 or 128 frames, of 129 or 130, of over 160, deeper
+	   than MAX; and walks capped at the memo's room and one past it. */
 	unsigned l127 = (RING_MEMO_FRAMES - 1 - base) / 2;
 	const char *at_room = deep_chain(0, l127);
 	const char *past_room = deep_chain(1, l127 + 1);
 	const char *deeper = deep_chain(2, 80);
 	const char *capped = deep_chain(3, 120);
-	const char *seq[] = { "FN",      at_room, at_room, past_room, past_room,
-			      "FN",      deeper,  deeper,  capped,    capped,
-			      "FN",      "FN",    at_room, at_room };
+	const struct {
+		const char *kinds;
+		unsigned max;
+	} seq[] = {
+		{ "FN", MAX },           { at_room, MAX },
+		{ at_room, MAX },        { past_room, MAX },
+		{ past_room, MAX },      { "FN", MAX },
+		{ deeper, MAX },         { deeper, MAX },
+		{ capped, MAX },         { capped, MAX },
+		{ "FN", MAX },           { "FN", MAX },
+		{ at_room, MAX },        { at_room, MAX },
+		{ capped, RING_MEMO_FRAMES },
+		{ capped, RING_MEMO_FRAMES },
+		{ capped, RING_MEMO_FRAMES + 1 },
+		{ capped, RING_MEMO_FRAMES + 1 },
+		{ "FN", MAX },
+	};
 	enum { N = sizeof(seq) / sizeof(seq[0]) };
 	struct step s[N];
 	for (unsigned i = 0; i < N; i++)
-		s[i] = (struct step){ .kinds = seq[i], .walk_max = MAX,
-				      .mode = RING_MEMO_ON };
+		s[i] = (struct step){ .kinds = seq[i].kinds,
+				      .walk_max = seq[i].max,
+				      .mode = RING_MEMO_ON,
+				      .before = room_note };
 	struct ring_memo *m = my_memo();
+	struct ring_memo *memos =
+		(struct ring_memo *)((uint8_t *)env.h + env.h->memo_off);
 	struct ring_memo *next =
-		m && m + 1 < (struct ring_memo *)((uint8_t *)env.h +
-						  env.h->memo_off) +
-					     env.h->memo_slots
-			? m + 1
-			: NULL;
+		m && m + 1 < memos + env.h->memo_slots ? m + 1 : NULL;
 	static struct ring_memo next_before;
 	if (next)
 		memcpy(&next_before, next, sizeof(next_before));
+	room_seen = 0;
 	run_series(s, N, 41);
+	room_note();
 	CHECK(steps_check(s, N, 41) == 0, "deep stacks: addresses");
 	unsigned n_at = step_len(41, 1), n_past = step_len(41, 3);
 	CHECK(n_at <= RING_MEMO_FRAMES && n_past > RING_MEMO_FRAMES,
@@ -987,8 +1017,15 @@ test_deep(void)
 		      "the last walk", i, (unsigned long long)s[i].d.reused);
 	CHECK(s[11].d.hits == 1 && s[13].d.hits == 1,
 	      "kept again once walks fit");
-	CHECK(m && m->n <= RING_MEMO_FRAMES && m->outer <= m->n,
-	      "the memo within its room (%u frames)", m ? m->n : 0);
+	/* Capped at the room: kept whole; one past: not kept. */
+	CHECK(s[15].d.hits == 1 && s[15].d.reused == RING_MEMO_FRAMES - 1,
+	      "a capped walk that fills the memo is kept (%llu)",
+	      (unsigned long long)s[15].d.reused);
+	CHECK(s[17].d.reused < RING_MEMO_FRAMES - 1,
+	      "a capped walk past the room is not (%llu)",
+	      (unsigned long long)s[17].d.reused);
+	CHECK(room_seen == RING_MEMO_FRAMES,
+	      "the memo filled its room, never more (%u frames)", room_seen);
 	CHECK(!next || !memcmp(&next_before, next, sizeof(next_before)),
 	      "the next memo untouched");
 }

@@ -225,6 +225,11 @@ struct step {
 	struct counts d;
 };
 
+/* How twins walk. The mode and walk_max are the ring's, not a thread's:
+   threads walking at once all walk as the threads' case says. */
+static enum ring_memo_mode twin_mode = RING_MEMO_OFF;
+static unsigned twin_max = TRUTH_MAX;
+
 /* Tags: step I of series S; its twin has bit 0 set. */
 static uint64_t
 tag_of(unsigned series, unsigned i, unsigned twin)
@@ -244,12 +249,13 @@ run_steps(struct step *s, unsigned n, unsigned series, bool count)
 		struct counts c = { 0 };
 		if (count)
 			c = counts_now();
-		/* Both from one call site: a loop, not two calls. The twin
-		   leaves the memo and its counters alone. */
-		const unsigned max[2] = { s[i].walk_max, TRUTH_MAX };
-		const enum ring_memo_mode mode[2] = { s[i].mode,
-						      RING_MEMO_OFF };
-		for (int twin = 0; twin < rounds; twin++)
+		/* Both from one call site: a loop whose every value is read
+		   from memory, which no compiler peels into two calls. The
+		   twin leaves the memo and its counters alone. */
+		volatile unsigned max[2] = { s[i].walk_max, twin_max };
+		volatile enum ring_memo_mode mode[2] = { s[i].mode,
+							 twin_mode };
+		for (volatile int twin = 0; twin < rounds; twin++)
 			call_chain(s[i].kinds, max[twin], mode[twin],
 				   tag_of(series, i, (unsigned)twin));
 		if (count)
@@ -421,7 +427,7 @@ two_sites(const char *kinds, enum ring_memo_mode mode, uint64_t tag,
 	struct counts c = counts_now();
 	call_chain(kinds, TRUTH_MAX, mode, tag);
 	d[0] = counts_since(c);
-	for (int k = 0; k < rounds; k++) {
+	for (volatile int k = 0; k < rounds; k++) {
 		c = counts_now();
 		call_chain(kinds, TRUTH_MAX, mode, tag + 1 + (uint64_t)k);
 		d[1 + k] = counts_since(c);
@@ -803,10 +809,10 @@ jump_rounds(const char *kinds, struct counts d[4], volatile int *jumped)
 				continue;
 			}
 		}
-		const unsigned max[2] = { SIG_K, TRUTH_MAX };
-		const enum ring_memo_mode mode[2] = { RING_MEMO_ON,
-						      RING_MEMO_OFF };
-		for (int twin = 0; twin < rounds; twin++)
+		volatile unsigned max[2] = { SIG_K, TRUTH_MAX };
+		volatile enum ring_memo_mode mode[2] = { RING_MEMO_ON,
+							 RING_MEMO_OFF };
+		for (volatile int twin = 0; twin < rounds; twin++)
 			call_chain(kinds, max[twin], mode[twin],
 				   tag_of(23, (unsigned)r, (unsigned)twin));
 		d[r] = counts_since(c);
@@ -878,8 +884,12 @@ test_threads(void)
 {
 	static struct walker w[THREADS];
 	log_reset();
-	/* Modes are the header's: every thread checks. */
+	/* Every walk checks, twins too: a twin is the full walk whatever its
+	   memo gave (CHECK keeps the full walk), and the memo is every
+	   call's. */
 	tracer_ring_memo_set(env.r, RING_MEMO_CHECK);
+	twin_mode = RING_MEMO_CHECK;
+	twin_max = WALK_MAX;
 	struct counts c = counts_now();
 	walkers_go = 0;
 	for (unsigned k = 0; k < THREADS; k++) {
@@ -902,15 +912,21 @@ test_threads(void)
 	for (unsigned k = 0; k < THREADS; k++)
 		pthread_join(w[k].th, NULL);
 	env_sync();
+	twin_mode = RING_MEMO_OFF;
+	twin_max = TRUTH_MAX;
 	struct counts d = counts_since(c);
-	unsigned bad = 0, repeats = 0;
+	unsigned bad = 0, repeats = 0, memos = 0;
 	for (unsigned k = 0; k < THREADS; k++) {
 		bad += steps_check(w[k].s, THREAD_STEPS, w[k].series);
 		repeats += w[k].has_memo ? w[k].repeats : 0;
+		memos += w[k].has_memo;
 	}
 	CHECK(!log_overflow && bad == 0, "threads: %u wrong", bad);
 	CHECK(d.differed == 0, "threads: %llu hits differed",
 	      (unsigned long long)d.differed);
+	CHECK(d.walks == 2u * THREAD_STEPS * memos && memos > 0,
+	      "threads: %llu walks with a memo, of %u", (unsigned long long)d.walks,
+	      2u * THREAD_STEPS * memos);
 	CHECK(d.hits >= repeats && repeats > 0,
 	      "threads: %llu hits, %u repeats", (unsigned long long)d.hits,
 	      repeats);
@@ -958,9 +974,9 @@ test_deep(void)
 	unsigned base = step_len(40, 0);
 	/* Walks of 127 or 128 frames, of 129 or 130, of over 160, deeper
 	   than MAX; and walks capped at the memo's room and one past it. */
-	unsigned l127 = (RING_MEMO_FRAMES - 1 - base) / 2;
-	const char *at_room = deep_chain(0, l127);
-	const char *past_room = deep_chain(1, l127 + 1);
+	const char *at_room = deep_chain(0, (RING_MEMO_FRAMES - base) / 2);
+	const char *past_room =
+		deep_chain(1, (RING_MEMO_FRAMES + 2 - base) / 2);
 	const char *deeper = deep_chain(2, 80);
 	const char *capped = deep_chain(3, 120);
 	const struct {

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "selfrule.h"
@@ -859,6 +860,87 @@ test_jump_out(void)
 	      (unsigned long long)d[3].reused);
 }
 
+/* ---- Signals at random points ---- */
+
+/* SIGALRM every 50 us over random chains: wherever it lands (in a walk,
+   in the memo's store, in the ring), its handler allocates through the
+   trampoline; every call's record must still be its twin's, and each of
+   the handler's must start with its chain's addresses. */
+static void
+test_alarm(void)
+{
+	enum { N = RANDOM_STEPS };
+	/* Process-directed: the consumer thread must not take it (it has
+	   no entry; its stub would ask itself). */
+	sigset_t alrm;
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	env_consumer_stop(true);
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+	env_consumer_start(0);
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	struct sigaction sa = { .sa_handler = on_usr1 }, old;
+	sigaction(SIGALRM, &sa, &old);
+	handler_what = H_ALLOC;
+
+	static struct step s[N];
+	chains_make(N);
+	for (unsigned i = 0; i < N; i++)
+		s[i] = (struct step){ .kinds = chains[i], .walk_max = WALK_MAX,
+				      .mode = RING_MEMO_ON };
+	log_reset();
+	handler_truth(TRUTH_MAX, HANDLER_TAG + 1);
+	/* Every rule the handler's walks need (its signal frame's says to
+	   copy) known before the timer runs: a handler that asks a question
+	   while the code it interrupted holds a record reserved waits for a
+	   consumer stopped at that record, and with signals coming faster
+	   than RING_RULE_WAIT_NS the interrupted stub never commits it. */
+	raise(SIGALRM);
+	env_sync();
+	uint64_t misses = env.h->stats.rule_misses;
+	raise(SIGALRM);
+	env_sync();
+	CHECK(env.h->stats.rule_misses == misses,
+	      "alarms: the handler's rules known before the timer");
+	struct itimerval on = { .it_interval = { 0, 50 },
+				.it_value = { 0, 50 } },
+			 off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &on, NULL);
+	run_steps(s, N, 25, true);
+	setitimer(ITIMER_REAL, &off, NULL);
+	env_sync();
+	sigaction(SIGALRM, &old, NULL);
+
+	unsigned bad = steps_check(s, N, 25), handled = 0, hbad = 0;
+	uint64_t hits = 0;
+	for (unsigned i = 0; i < N; i++)
+		hits += s[i].d.hits;
+	const struct rec *t = rec_find(HANDLER_TAG + 1);
+	/* The handler's chain: the allocator, the leaf, then two frames a
+	   letter and walk_next's last. */
+	unsigned inside = 3 + 2 * (unsigned)strlen(HANDLER_CHAIN);
+	for (unsigned i = 0; t && i < log_n; i++) {
+		const struct rec *g = &log_v[i];
+		if (g->tag != HANDLER_TAG)
+			continue;
+		handled++;
+		if (g->n < inside ||
+		    memcmp(g->pcs, t->pcs, inside * sizeof(*g->pcs))) {
+			if (!hbad++) {
+				show("in the handler", g);
+				show("plainly", t);
+			}
+		}
+	}
+	CHECK(!log_overflow && bad == 0, "alarms: %u calls wrong", bad);
+	CHECK(t && handled > 0 && hbad == 0,
+	      "alarms: %u of %u handler records wrong", hbad, handled);
+	CHECK(hits > 0, "alarms: the memo used (%llu hits)",
+	      (unsigned long long)hits);
+	fprintf(stderr, "alarms: %u handler records, %llu hits\n", handled,
+		(unsigned long long)hits);
+}
+
 /* ---- A handler on an alternate stack inside the thread's stack ----
 
    A sigaltstack that is an array of an outer frame lies inside the
@@ -1148,6 +1230,7 @@ main(void)
 		test_capped_guard();
 		test_nested();
 		test_jump_out();
+		test_alarm();
 		test_deep();
 		test_threads();
 	}

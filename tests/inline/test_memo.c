@@ -441,7 +441,7 @@ test_word_changed(void)
 {
 	struct counts d[2][3];
 	log_reset();
-	for (int r = 0; r < rounds; r++)
+	for (volatile int r = 0; r < rounds; r++)
 		two_sites("FNVC", r ? RING_MEMO_OFF : RING_MEMO_ON,
 			  tag_of(3, (unsigned)r * 4, 0), d[r]);
 	env_sync();

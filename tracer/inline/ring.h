@@ -601,8 +601,14 @@ struct ring_walk {
    it: BUSY (that walk's entry rsp) tells the nested walk, deeper on the
    same stack, to walk without it. A BUSY at or below a new walk's own
    entry rsp was left by a walk that never finished (a handler that
-   longjmp'ed out of it): its frames are dropped. The tracer empties a
-   memo when a new thread takes the entry, and sums its counters. */
+   longjmp'ed out of it), or belongs to a walk interrupted by a handler
+   running on a stack above it (an alternate stack inside the thread's
+   stack bounds): the memo is taken all the same, its frames dropped, and
+   SEQ bumped, which tells the interrupted walk, if it lives, to walk
+   again without the memo. A walk indexes the memo by its own copy of N,
+   OUTER and CUR, so whatever changed under it, it reads inside the memo.
+   The tracer empties a memo when a new thread takes the entry, and sums
+   its counters. */
 #define RING_MEMO_FRAMES 128
 #define RING_MEMO_SLOTS_MAX 4096u
 #define RING_MEMO_INNERMOST 0x80u /* ring_memo_frame.known: frame 0 (its
@@ -643,7 +649,11 @@ struct ring_memo {
 	uint64_t differed; /* RING_MEMO_CHECK: hits the full walk did not
 			      agree with */
 	uint64_t walked;  /* frames the walks recorded, taken ones too */
-	uint64_t pad2[7];
+	uint64_t seq;     /* bumped by every walk that takes the memo: a
+			     walk that finds it changed at its end was
+			     interrupted by one (a handler on a stack above
+			     it) and trusts nothing it took or noted */
+	uint64_t pad2[6];
 	struct ring_memo_frame f[RING_MEMO_FRAMES];           /* outermost
 								 first */
 	struct ring_memo_frame inner[2][RING_MEMO_FRAMES];    /* innermost

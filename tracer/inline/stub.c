@@ -469,8 +469,9 @@ memo_claim(struct ring_header *h, const struct ring_thread *t, uint64_t rsp)
 	if (busy && rsp < busy)
 		return 0; /* we interrupt that walk */
 	if (busy)
-		vm->n = 0; /* left half done: drop it */
+		vm->n = 0; /* left half done, or in use above: drop it */
 	vm->busy = rsp;
+	vm->seq++;
 	__asm__ volatile("" ::: "memory");
 	return m;
 }
@@ -482,11 +483,29 @@ memo_release(struct ring_memo *m)
 	((volatile struct ring_memo *)m)->busy = 0;
 }
 
-/* The memo's frame I, counted from the outermost. */
+/* The memo's side of a walk: the memo as the walk found it (its own copy
+   of the counts, so that a nested walk changing them cannot make it read
+   outside), where it stands (frames not yet passed, the first frame known
+   not to hold), and what it gave. */
+struct memo_walk {
+	struct ring_memo *m;
+	uint64_t seq;    /* m->seq after the claim */
+	uint32_t n;      /* m->n, m->outer and m->cur then */
+	uint32_t outer;
+	uint32_t cur;
+	uint32_t cursor; /* memo frames 0..CURSOR-1 still ahead */
+	uint32_t limit;  /* a match must lie below this frame */
+	uint32_t match;  /* the memo frame matched, plus one; 0: none */
+	uint32_t taken;  /* frames the walk took from the memo */
+	int recording;   /* the walk's frames go to the free inner part */
+};
+
+/* The memo's frame I (below MW->n), counted from the outermost. */
 static inline const struct ring_memo_frame *
-memo_at(const struct ring_memo *m, uint32_t i)
+memo_at(const struct memo_walk *mw, uint32_t i)
 {
-	return i < m->outer ? &m->f[i] : &m->inner[m->cur][m->n - 1 - i];
+	return i < mw->outer ? &mw->m->f[i]
+			     : &mw->m->inner[mw->cur][mw->n - 1 - i];
 }
 
 /* Whether memo frame MF is the frame W stands in, whose address is PC
@@ -518,29 +537,18 @@ memo_frame_differs(const struct ring_memo_frame *mf, uint64_t lo)
    above LO. Returns J + 1 if so, else the first frame whose words do not
    (no walk that shares it can use the memo). */
 static inline uint32_t
-memo_check(const struct ring_memo *m, uint32_t j, uint64_t lo)
+memo_check(const struct memo_walk *mw, uint32_t j, uint64_t lo)
 {
 	uint32_t i = 0;
-	for (; i <= j && i < m->outer; i++)
-		if (memo_frame_differs(&m->f[i], lo))
+	for (; i <= j && i < mw->outer; i++)
+		if (memo_frame_differs(&mw->m->f[i], lo))
 			return i;
-	const struct ring_memo_frame *in = m->inner[m->cur];
+	const struct ring_memo_frame *in = mw->m->inner[mw->cur];
 	for (; i <= j; i++)
-		if (memo_frame_differs(&in[m->n - 1 - i], lo))
+		if (memo_frame_differs(&in[mw->n - 1 - i], lo))
 			return i;
 	return j + 1;
 }
-
-/* The memo's side of a walk: where the memo stands (its frames not yet
-   passed, and the first frame known not to hold), and what it gave. */
-struct memo_walk {
-	struct ring_memo *m;
-	uint32_t cursor; /* memo frames 0..CURSOR-1 still ahead */
-	uint32_t limit;  /* a match must lie below this frame */
-	uint32_t match;  /* the memo frame matched, plus one; 0: none */
-	uint32_t taken;  /* frames the walk took from the memo */
-	int recording;   /* the walk's frames go to the free inner part */
-};
 
 /* At frame N - 1 of a walk (state W, address PCS[N - 1]): when the memo
    has that frame and every word from there on holds, its outer frames
@@ -550,25 +558,25 @@ memo_try(struct memo_walk *mw, const struct ring_walk *w, uint64_t *pcs,
 	 uint32_t n, uint32_t max, uint8_t inner)
 {
 	const struct ring_memo *m = mw->m;
-	while (mw->cursor && memo_at(m, mw->cursor - 1)->rsp < w->rsp)
+	while (mw->cursor && memo_at(mw, mw->cursor - 1)->rsp < w->rsp)
 		mw->cursor--;
 	if (!mw->cursor || mw->cursor > mw->limit)
 		return 0;
 	uint32_t j = mw->cursor - 1;
-	if (!memo_frame_same(memo_at(m, j), pcs[n - 1], w, inner))
+	if (!memo_frame_same(memo_at(mw, j), pcs[n - 1], w, inner))
 		return 0;
 	/* A capped memo knows nothing past its frame 0: enough only if the
 	   walk would stop at MAX before it. */
 	if (m->capped && n + j < max)
 		return 0;
-	uint32_t ok = memo_check(m, j, w->lo);
+	uint32_t ok = memo_check(mw, j, w->lo);
 	if (ok <= j) {
 		mw->limit = ok;
 		return 0;
 	}
 	uint32_t k = j < max - n ? j : max - n;
 	for (uint32_t i = 0; i < k; i++)
-		pcs[n + i] = memo_at(m, j - 1 - i)->pc;
+		pcs[n + i] = memo_at(mw, j - 1 - i)->pc;
 	mw->match = j + 1;
 	mw->taken = k;
 	return n + k;
@@ -587,7 +595,7 @@ memo_note_frame(struct memo_walk *mw, struct ring_walk *w, uint32_t n,
 		w->rec = 0;
 		return;
 	}
-	struct ring_memo_frame *r = &mw->m->inner[!mw->m->cur][n - 1];
+	struct ring_memo_frame *r = &mw->m->inner[!mw->cur][n - 1];
 	r->pc = pc;
 	r->rsp = w->rsp;
 	r->rbp = w->rbp;
@@ -600,22 +608,27 @@ memo_note_frame(struct memo_walk *mw, struct ring_walk *w, uint32_t n,
    frames just noted (gen GEN, stack top HI, CAPPED as the outermost
    frame's walk was). */
 static inline void
-memo_store(struct ring_memo *m, uint32_t keep, uint32_t own, uint8_t capped,
-	   uint64_t gen, uint64_t hi)
+memo_store(const struct memo_walk *mw, uint32_t keep, uint32_t own,
+	   uint8_t capped, uint64_t gen, uint64_t hi)
 {
-	uint32_t n = m->n;
+	struct ring_memo *m = mw->m;
 	m->n = 0; /* a nested walk finds none while this is half done */
 	__asm__ volatile("" ::: "memory");
 	/* The kept frames of the inner part join the outer one. */
-	for (uint32_t i = m->outer; i < keep; i++)
-		memo_frame_copy(&m->f[i], &m->inner[m->cur][n - 1 - i]);
+	for (uint32_t i = mw->outer; i < keep; i++)
+		memo_frame_copy(&m->f[i], &m->inner[mw->cur][mw->n - 1 - i]);
 	m->outer = (uint16_t)keep;
-	m->cur = !m->cur;
+	m->cur = (uint8_t)!mw->cur;
 	m->gen = gen;
 	m->hi = hi;
 	m->capped = capped;
 	__asm__ volatile("" ::: "memory");
 	m->n = keep + own;
+	__asm__ volatile("" ::: "memory");
+	/* A handler's walk that took the memo before the count was stored
+	   may have written any part of it: none is trusted. */
+	if (((volatile struct ring_memo *)m)->seq != mw->seq)
+		m->n = 0;
 }
 
 /* After a walk of N frames that is to be trusted: the memo made to hold
@@ -635,11 +648,11 @@ memo_after(struct memo_walk *mw, const struct ring_walk *w, uint32_t n,
 		uint32_t own = n - mw->taken - 1; /* before the matched frame */
 		if (mw->taken == j && mw->recording && !w->rec_bad &&
 		    j + 1 + own <= RING_MEMO_FRAMES)
-			memo_store(m, j + 1, own, m->capped, gen, hi);
+			memo_store(mw, j + 1, own, m->capped, gen, hi);
 		return;
 	}
 	if (mw->recording && !w->rec_bad)
-		memo_store(m, 0, n, n == max, gen, hi);
+		memo_store(mw, 0, n, n == max, gen, hi);
 }
 
 /* Walk the stack of the call F (entry registers in FR) into PCS, at most
@@ -666,8 +679,14 @@ walk(struct ring_header *h, const struct ring_thread *t,
 	};
 	struct memo_walk mw = { .m = m };
 	if (m) {
+		mw.seq = m->seq;
+		mw.n = m->n;
+		mw.outer = m->outer;
+		mw.cur = m->cur & 1;
+		if (mw.n > RING_MEMO_FRAMES || mw.outer > mw.n)
+			mw.n = mw.outer = 0; /* torn by a handler: none */
 		int fresh = m->gen == gen && m->hi == t->stack_hi;
-		mw.cursor = fresh ? m->n : 0;
+		mw.cursor = fresh ? mw.n : 0;
 		mw.limit = mw.cursor;
 		mw.recording = 1;
 	}
@@ -713,8 +732,16 @@ walk(struct ring_header *h, const struct ring_thread *t,
 		*why = RING_COPY_RESET;
 	if (*why != RING_COPY_NONE)
 		return 0;
-	if (m)
+	if (m) {
+		__asm__ volatile("" ::: "memory");
+		if (((volatile struct ring_memo *)m)->seq != mw.seq) {
+			/* A walk in a handler took the memo meanwhile: what
+			   this one took or noted may be its. */
+			*hit = -1;
+			return n;
+		}
 		memo_after(&mw, &w, n, max, gen, t->stack_hi);
+	}
 	return n;
 }
 
@@ -729,6 +756,11 @@ walk_stack(struct ring_header *h, const struct ring_thread *t,
 	struct ring_memo *m = memo_claim(h, t, (uint64_t)&fr->ret);
 	int hit;
 	uint32_t n = walk(h, t, fr, d, pcs, max, why, m, &hit);
+	if (hit < 0) {
+		/* Interrupted by a walk that took the memo: again, without. */
+		n = walk(h, t, fr, d, pcs, max, why, 0, &hit);
+		return n; /* the memo is the handler's now: not released */
+	}
 	if (m && hit && h->walk_memo == RING_MEMO_CHECK) {
 		uint64_t full[max];
 		int again;

@@ -768,8 +768,11 @@ walk_stack(struct ring_header *h, const struct ring_thread *t,
 		int same = k == n;
 		for (uint32_t i = 0; same && i < n; i++)
 			same = full[i] == pcs[i];
-		if (!same) {
+		/* K 0: the table was emptied meanwhile, and *WHY says so:
+		   the record copies, and there was nothing to compare. */
+		if (!same && k)
 			m->differed++;
+		if (!same) {
 			for (uint32_t i = 0; i < k; i++)
 				pcs[i] = full[i];
 			n = k;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Call chains of chosen frame kinds for the stub's stack walk
-   (test_walk.c): each function does its part of the chain, then calls
+   (test_walk.c, test_memo.c): each function does its part of the chain, then calls
    walk_next() for the rest, which ends in the chain's leaf. The kinds
    live in files compiled differently (meson.build): with and without a
    frame pointer, with a variable-length array (CFA from rbp even without
@@ -17,7 +17,7 @@ struct walk_chain {
 	uint64_t sum;      /* keeps every frame's work alive */
 };
 
-/* The function for C->kinds[I], or the leaf past the end. */
+/* The function for C->kinds[I], or the leaf past the end (walkchain.c). */
 uint64_t walk_next(struct walk_chain *c, unsigned i);
 
 uint64_t walk_fp(struct walk_chain *c, unsigned i);

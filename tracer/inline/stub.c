@@ -519,7 +519,10 @@ memo_frame_same(const struct ring_memo_frame *mf, uint64_t pc,
 }
 
 /* Whether the words memo frame MF read still hold their values, each at
-   or above LO: 0 if so. */
+   or above LO: 0 if so. A word below LO is read all the same, branch-free:
+   an earlier walk of this stack (the memo's stack top is the thread's)
+   read it between that walk's entry rsp and the top, memory a thread's
+   stack keeps mapped while the thread lives. */
 static inline uint64_t
 memo_frame_differs(const struct ring_memo_frame *mf, uint64_t lo)
 {

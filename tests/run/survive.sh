@@ -26,7 +26,8 @@
 #                have the native output and status too. At least one kill
 #                must have hit the program while it ran.
 #  run-startup   as run, RUNS times (default 150), every kill 2 to 20 ms
-#                after the start: the exec and the patching, where a
+#                after the start (later after 20 kills in a row before the
+#                exec): the exec and the patching, where a
 #                death is rare (a trap flag left set by a single step
 #                killed perl 2 times in 200 before it was removed).
 #  attach        PROG runs natively; RUNS times (default 5) `heaptrace
@@ -192,9 +193,17 @@ case_run() {
 	[ "$whole" -ge 20 ] || whole=20
 
 	local i delay where ran=0 before=0 finished=0 late=0 n_late=$((runs / 2))
+	# run-startup's window: 2 to 20 ms, widened by 10 ms after every 20
+	# kills in a row that all came before the exec (a sanitizer build
+	# or a loaded machine starts later than that), at most to 300 ms.
+	local startup_hi=20 startup_before=0
 	for i in $(seq 1 "$runs"); do
 		if [ "$case" = run-startup ]; then
-			delay=$((2 + RANDOM % 19))
+			if [ "$startup_before" -ge 20 ] && [ "$startup_hi" -lt 300 ]; then
+				startup_hi=$((startup_hi + 10))
+				startup_before=0
+			fi
+			delay=$((2 + RANDOM % (startup_hi - 1)))
 		elif [ $((i % 2)) = 1 ]; then
 			delay=$((RANDOM % 51))
 		else
@@ -234,9 +243,11 @@ case_run() {
 		fi
 		if [ -z "$progs" ]; then
 			before=$((before + 1))
+			startup_before=$((startup_before + 1))
 			echo "$where: before the program started"
 			continue
 		fi
+		startup_before=0
 		if [ "$(echo "$progs" | wc -l)" != 1 ]; then
 			fail "$where: more than one process of the program: $progs"
 			continue

@@ -491,8 +491,19 @@ tracer_ring_notify_ack(struct tracer_ring *r, uint64_t pos)
 	futex_wake_all(&r->h->notify_ack);
 }
 
-/* Entry T is another thread's from now on: nothing of the previous one's
-   calls is in progress. */
+/* Memo M's counters into OUT (a live thread's stub may be bumping them:
+   each read is whole). */
+static void
+memo_sum(const struct ring_memo *m, struct tracer_ring_stats *out)
+{
+	out->memo_walks += __atomic_load_n(&m->walks, __ATOMIC_RELAXED);
+	out->memo_hits += __atomic_load_n(&m->hits, __ATOMIC_RELAXED);
+	out->memo_reused += __atomic_load_n(&m->reused, __ATOMIC_RELAXED);
+	out->memo_differed += __atomic_load_n(&m->differed,
+					      __ATOMIC_RELAXED);
+	out->memo_walked += __atomic_load_n(&m->walked, __ATOMIC_RELAXED);
+}
+
 /* Entry T's memo counters into R's totals, and its memo emptied for a
    new thread (a dead one's walk may have left it busy). */
 static void
@@ -501,16 +512,14 @@ memo_retire(struct tracer_ring *r, struct ring_thread *t)
 	struct ring_memo *m = ring_memo(r->h, t);
 	if (!m)
 		return;
-	r->st.memo_walks += m->walks;
-	r->st.memo_hits += m->hits;
-	r->st.memo_reused += m->reused;
-	r->st.memo_differed += m->differed;
-	r->st.memo_walked += m->walked;
+	memo_sum(m, &r->st);
 	m->walks = m->hits = m->reused = m->differed = m->walked = 0;
 	m->n = 0;
 	m->busy = 0;
 }
 
+/* Entry T is another thread's from now on: nothing of the previous one's
+   calls is in progress. */
 static void
 thread_retag(struct tracer_ring *r, struct ring_thread *t, uint32_t tid)
 {
@@ -1013,22 +1022,6 @@ tracer_ring_pending(struct tracer_ring *r)
 	       __atomic_load_n(&r->h->tail, __ATOMIC_ACQUIRE);
 }
 
-/* Live entry T's memo counters into OUT. */
-static void
-memo_add(struct ring_header *h, const struct ring_thread *t,
-	 struct tracer_ring_stats *out)
-{
-	const struct ring_memo *m = ring_memo(h, t);
-	if (!m)
-		return;
-	out->memo_walks += __atomic_load_n(&m->walks, __ATOMIC_RELAXED);
-	out->memo_hits += __atomic_load_n(&m->hits, __ATOMIC_RELAXED);
-	out->memo_reused += __atomic_load_n(&m->reused, __ATOMIC_RELAXED);
-	out->memo_differed += __atomic_load_n(&m->differed,
-					      __ATOMIC_RELAXED);
-	out->memo_walked += __atomic_load_n(&m->walked, __ATOMIC_RELAXED);
-}
-
 void
 tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
 {
@@ -1043,7 +1036,10 @@ tracer_ring_stats(struct tracer_ring *r, struct tracer_ring_stats *out)
 					&t[i].internal, __ATOMIC_RELAXED);
 				out->sample_skipped += __atomic_load_n(
 					&t[i].sample_calls, __ATOMIC_RELAXED);
-				memo_add(r->h, &t[i], out);
+				const struct ring_memo *m =
+					ring_memo(r->h, &t[i]);
+				if (m)
+					memo_sum(m, out);
 			}
 	}
 }

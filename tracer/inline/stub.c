@@ -542,13 +542,8 @@ memo_frame_differs(const struct ring_memo_frame *mf, uint64_t lo)
 static inline uint32_t
 memo_check(const struct memo_walk *mw, uint32_t j, uint64_t lo)
 {
-	uint32_t i = 0;
-	for (; i <= j && i < mw->outer; i++)
-		if (memo_frame_differs(&mw->m->f[i], lo))
-			return i;
-	const struct ring_memo_frame *in = mw->m->inner[mw->cur];
-	for (; i <= j; i++)
-		if (memo_frame_differs(&in[mw->n - 1 - i], lo))
+	for (uint32_t i = 0; i <= j; i++)
+		if (memo_frame_differs(memo_at(mw, i), lo))
 			return i;
 	return j + 1;
 }
